@@ -3,6 +3,7 @@ the exception types PyTorch raises; ``torch._sample_dirichlet``."""
 from __future__ import annotations
 
 from ._ops._core.torch_function import subclass_among
+from ._symbolic import SymBool
 
 __all__ = ["_assert", "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented",
            "_check_is_size", "_sample_dirichlet"]
@@ -37,6 +38,9 @@ def _raise(error_type, cond, message):
 
 
 def _check(cond, message=None):
+    if isinstance(cond, SymBool):  # an export's condition on an unbacked value: a runtime check in the graph
+        cond._tracer.check(cond)
+        return
     _raise(RuntimeError, cond, message)
 
 

@@ -49,6 +49,7 @@ from ._ops.creation import factory as _factory
 from ._ops._core import registry as _registry
 from ._ops._core.registry import REGISTRY, method_table
 from .autograd.grad_mode import _State, version_counter
+from ._tensor.conversion import _META_ITEM
 from .random import default_generator
 from .tensor import Tensor, register_attribute
 
@@ -215,8 +216,10 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs, rule: str | None = No
         args, kwargs = fake[0](name, args, kwargs, _nesting.depth > 0)
         if not _has_meta(args, kwargs):
             return fn(*args, **kwargs)
-    if rule == "data_dependent":
-        raise NotImplementedError(_data_dependent(name))
+    if rule is not None and rule.startswith("data_dependent"):
+        raise NotImplementedError(_data_dependent(rule.partition(":")[2] or name))
+    if rule == "reads_value":
+        raise RuntimeError(_META_ITEM)
     ts = _tensors((args, kwargs), [])
     if rule != "cpu_args" and any(not _is_meta(t) and t._data.ndim and t._data.dtype.kind in "fc" for t in ts):
         raise RuntimeError(_MIXED)

@@ -17,8 +17,9 @@ zeros, and what numpy function ``MetaArray`` does not implement reads ``__array_
 shape with zero strides, one element in memory (that function's own result is still allocated: the ops' tests
 on huge meta tensors find them). numpy.linalg's and numpy.fft's functions are the exception: their results'
 shapes are worked out from small stand-ins (``_linalg``, ``_fft``). (``np.asarray`` of a meta array reads it too:
-the ops' numpy code takes ``_ops/_core/util.py``'s ``as_array`` instead.) An attribute it lacks, or a read of a
-value that could size a result (``int``, an index, ``tolist``), raises ``NeedsData``. The meta op wrapper
+the ops' numpy code takes ``_ops/_core/util.py``'s ``as_array`` instead.) A boolean mask of its own selects all
+the elements it covers or none, as on such an array. An attribute it lacks, or a read of a value that could size a
+result (``int``, an index, ``tolist``, a real array's mask), raises ``NeedsData``. The meta op wrapper
 (``_meta.py``) catches that and runs the op once more on zeros of its meta inputs. A graph tracer would build its
 fake tensors on the same class. Numpy only: every layer can use it."""
 from __future__ import annotations
@@ -250,9 +251,9 @@ class MetaArray(NDArrayOperatorsMixin):
                          self._value if value is None else value)
 
     def transpose(self, *axes) -> "MetaArray":
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = axes[0]
-        order = tuple(range(self.ndim))[::-1] if not axes or axes[0] is None else _axes(tuple(axes), self.ndim)
+        if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+            axes = () if axes[0] is None else tuple(axes[0])  # a list, a tuple or an array of axes
+        order = tuple(range(self.ndim))[::-1] if not axes else _axes(tuple(axes), self.ndim)
         if sorted(order) != list(range(self.ndim)):
             raise ValueError("axes don't match array")
         return self._view([self.shape[i] for i in order], [self.strides[i] for i in order])
@@ -350,7 +351,7 @@ class MetaArray(NDArrayOperatorsMixin):
         """Advanced indexing: a fresh C-ordered array, of the shape numpy's rules give. They are run on a
         stand-in of itemsize 0, so indexing it reads and writes nothing; a meta index is zeros of its shape."""
         if any(isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ for k in key):
-            raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
+            key = _mask_as_indices(key, self.shape)
         proxy = np.broadcast_to(np.empty((), np.dtype([])), self.shape)
         key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
         arrays = [k for k in key if isinstance(k, (np.ndarray, MetaArray)) and k.ndim]
@@ -504,6 +505,44 @@ def _index_stand_in(k, n: int):
     small = np.full((n,) * k.ndim, k.max(), k.dtype)
     small.flat[0] = k.min()
     return small
+
+
+def _mask_as_indices(key: tuple, shape: tuple) -> tuple:
+    """``key`` with each boolean ``MetaArray`` in it as numpy takes a mask, its indices of True (one index array per
+    dim it covers): a meta mask holds one value throughout, so it selects all of its elements or none. A real mask
+    raises ``NeedsData``: its count of True is data."""
+    out, dim = [], 0
+    for k in key:
+        if k is None:
+            out.append(k)
+            continue
+        if k is Ellipsis:
+            out.append(k)
+            dim = len(shape) - sum(_dims_taken(j) for j in key[key.index(Ellipsis) + 1:])
+            continue
+        if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ and k.ndim:
+            if type(k) is not MetaArray:
+                raise NeedsData("a boolean mask")  # its result's length is the mask's count of True
+            for i, n in enumerate(k.shape):
+                if dim + i >= len(shape) or shape[dim + i] != n:
+                    size = shape[dim + i] if dim + i < len(shape) else 0
+                    raise IndexError(f"boolean index did not match indexed array along axis {dim + i}; size of axis "
+                                     f"is {size} but size of corresponding boolean axis is {n}")
+            count = k.size if k.value else 0
+            out += [MetaArray((count,), np.intp)] * k.ndim
+        else:
+            out.append(k)
+        dim += _dims_taken(k)
+    return tuple(out)
+
+
+def _dims_taken(k) -> int:
+    """How many dims of the indexed array one entry of an index takes."""
+    if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
+        return 0
+    if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_:
+        return k.ndim
+    return 1
 
 
 def _advanced(k) -> bool:

@@ -556,6 +556,19 @@ def _index(self, indices):
     return self[tuple(slice(None) if i is None else i for i in indices)]
 
 
+@_aten_only("_local_scalar_dense")
+def _local_scalar_dense(self):
+    """``self.item()``: the core ATen operator an exported ``item`` is lowered to."""
+    return self.item()
+
+
+@_aten_only("_assert_scalar")
+def _assert_scalar(self, assert_msg):
+    """An exported program's runtime check on an unbacked value (``u0 >= 0`` for a size read by ``.item()``)."""
+    if not self:
+        raise RuntimeError(assert_msg)
+
+
 @_aten_only("_sparse_addmm")
 def _sparse_addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)`` with ``mat1`` sparse: ``torch.sparse.addmm``."""

@@ -345,6 +345,25 @@ def test_fullgraph_refuses_a_side_effect_as_pytorch(fn, head, capsys):
     assert "from user code:" in ours_text and f"in {fn.__name__}" in ours_text
 
 
+def _prints_names(x):
+    label = "x is"
+    print(label, x, None, 2.5)
+    return x + 1
+
+
+def _prints_keywords(x):
+    print(f"size {x.shape[0]}", x.shape[0], True, end="", sep=",")
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [_prints, _prints_names, _prints_keywords])
+def test_fullgraph_print_text_as_pytorchs(fn, capsys):
+    """PyTorch 2.13 names print's argument types (``['str', 'Tensor']``) and whether keywords were given."""
+    seen = [_fullgraph(lib, fn) for lib in (tt, torch)]
+    assert seen[0][1] == seen[1][1]
+    assert "with argument types ['str'" in seen[0][1]
+
+
 class _Scaler:
     def __init__(self, k):
         self.k = k

@@ -140,7 +140,9 @@ def test_script_function_and_module(torch):
     rg = torch.jit.script(g)
     for shape, n in (((3,), 1), ((5,), 2)):
         assert sg(tt.ones(shape), n).tolist() == rg(torch.ones(shape), n).tolist()
-    assert "return x * x.size(0) + n" in sg.code and "placeholder" in str(sg.graph)
+    for what in ("code", "graph"):  # an int parameter is outside what tinytorch prints as TorchScript (_script_ir)
+        with pytest.raises(NotImplementedError, match="the parameter n annotated int"):
+            getattr(sg, what)
     m, ref = _pair(torch, False)
     s = tt.jit.script(m)
     rs = torch.jit.script(ref)

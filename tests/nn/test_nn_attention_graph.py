@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
+from tinytorch._ops._core import paths
 from tinytorch._ops.nn.multihead_attention import _split_packed
 
 from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
@@ -33,7 +34,8 @@ def test_flash_attention_output_scaled_after_the_value_product():
     """The flash path's exp(s - max) · V, then rows times 1 / (BLAS row sum of the exponentials), as
     PyTorch's CPU flash kernel orders it: ~34% of outputs bit for bit (normalising the weights first with
     numpy's row sums gave ~23%); gradients within float32 rounding. The same on PyTorch's DEFAULT, AVX2
-    and AVX512 paths (46%, 46% and 44% measured)."""
+    and AVX512 paths (46%, 46% and 44% measured). Under ``TINYTORCH_REFERENCE=1`` the math path's order runs
+    (the kernel is ``tinytorch/_cpu/attention.py``'s): within the same rounding, a smaller share (25% measured)."""
     shares = []
     for seed in range(4):
         for mask in (False, True):
@@ -42,7 +44,7 @@ def test_flash_attention_output_scaled_after_the_value_product():
             for a, c in zip(ta, pa):
                 np.testing.assert_allclose(a, c, rtol=2e-5, atol=2e-5 * np.abs(c).max())
             shares.append(np.mean(ta[0] == pa[0]))
-    assert np.mean(shares) > 0.3
+    assert np.mean(shares) > (0.2 if paths.REFERENCE else 0.3)
 
 
 @pytest.mark.bitexact

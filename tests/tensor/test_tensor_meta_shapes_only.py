@@ -4,6 +4,8 @@ without allocating their arrays. An op that still ran its numpy code on zeros of
 such sizes with a clear NotImplementedError and be listed in STILL_ON_ZEROS (none is: a row that starts to work
 fails, so take it off the list). Every op of PyTorch's op_db is walked the same way, with the address space capped,
 in ``test_tensor_meta_opinfo.py``, which lists the ops that still allocate and why."""
+import re
+
 import pytest
 
 import tinytorch
@@ -59,6 +61,30 @@ def _cases(lib):
         "addcmul": lambda: lib.addcmul(m(64, 100000, 100000), m(100000), m(64, 1, 100000), value=0.5),
         "relu_large": lambda: F.relu(m(64, 100000, 100000)),
         "bessel_j0": lambda: lib.special.bessel_j0(m(64, 100000, 100000)),
+        # formulas that gather by boolean masks (a meta mask holds one value: all its elements or none)
+        "erfc": lambda: lib.special.erfc(m(64, 100000, 100000)),
+        "digamma": lambda: lib.digamma(m(64, 100000, 100000)),
+        "igamma": lambda: lib.igamma(m(64, 100000, 100000), m(100000)),
+        "gelu": lambda: F.gelu(m(64, 100000, 100000)),
+        # a loop whose length is a value (the degree), and loops over a matrix's columns
+        "hermite_polynomial_h": lambda: lib.special.hermite_polynomial_h(m(64, 100000, 100000), m(100000)),
+        "lu_factor": lambda: lib.linalg.lu_factor(m(4, 50000, 70000))[0],
+        "lu": lambda: lib.linalg.lu(m(50000, 70000))[0],
+        "solve_triangular_right": lambda: lib.linalg.solve_triangular(m(50000, 50000), m(7, 50000), upper=True,
+                                                                      left=False),
+        # LAPACK's results are column-major
+        "inv": lambda: lib.linalg.inv(m(8, 50000, 50000)),
+        "cholesky_upper": lambda: lib.linalg.cholesky(m(8, 50000, 50000), upper=True),
+        "qr_r": lambda: lib.linalg.qr(m(100000, 40000))[1],
+        "eigh_vectors": lambda: lib.linalg.eigh(m(8, 50000, 50000))[1],
+        "solve": lambda: lib.linalg.solve(m(50000, 50000), m(50000, 7)),
+        "ldl_factor": lambda: lib.linalg.ldl_factor(m(50000, 50000))[0],
+        # results sized by their arguments, not by values
+        "histc": lambda: lib.histc(m(10 ** 10), bins=7),
+        "nonzero_static": lambda: lib.nonzero_static(m(100000, 100000), size=5),
+        "repeat_interleave_output_size": lambda: lib.repeat_interleave(
+            m(100000, 100000), m(100000, dtype=lib.long), dim=0, output_size=300000),
+        "permute_copy": lambda: lib.permute_copy(m(1000, 1000, 1000), (2, 0, 1)),
     }
 
 
@@ -179,3 +205,48 @@ def test_meta_backward_formulas_stay_meta(case):
         seen.append([None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1], g.device.type)
                      for g in grads])
     assert seen[0] == seen[1]
+
+
+def _refusals(lib):
+    """Ops whose result's shape (or value) depends on the values: PyTorch's meta kernels refuse them, naming the
+    op its composite reaches first (``cov`` reaches ``equal``)."""
+    def m(*s, dtype=None):
+        return lib.empty(*s, device="meta", dtype=dtype)
+    return {
+        "cov": lambda: lib.cov(m(3, 4)),
+        "corrcoef": lambda: lib.corrcoef(m(3, 4)),
+        "combinations": lambda: lib.combinations(m(4)),
+        "lstsq": lambda: lib.linalg.lstsq(m(3, 3), m(3, 2)),
+        "histogramdd": lambda: lib.histogramdd(m(5, 2), bins=[3, 3]),
+        "masked_select": lambda: lib.masked_select(m(5), m(5, dtype=lib.bool)),
+        "allclose": lambda: lib.allclose(m(3), m(3)),
+        "repeat_interleave_no_output_size": lambda: lib.repeat_interleave(m(3), m(3, dtype=lib.long)),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_refusals(tinytorch)))
+def test_meta_data_dependent_ops_raise_as_pytorch(case):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as expected:
+        _refusals(torch)[case]()
+    with pytest.raises(type(expected.value)) as got:
+        _refusals(tinytorch)[case]()
+    assert str(got.value) == str(expected.value)
+
+
+def test_meta_boolean_mask_selects_all_or_none():
+    """A boolean ``MetaArray`` holds one value, so it selects every element it covers or none, as numpy selects on
+    an array holding that value throughout; a mask of the wrong size is numpy's IndexError."""
+    import numpy as np
+
+    from tinytorch._meta_array import MetaArray
+
+    a, x = MetaArray((4, 5, 6), np.float32), np.zeros((4, 5, 6), np.float32)
+    for pick in (lambda v: v < 1, lambda v: v > 1, lambda v: (v < 1)[:, :, 0], lambda v: (v < 1)[0, 0]):
+        index = pick(a) if pick(a).ndim != 1 else (Ellipsis, pick(a))
+        real = pick(x) if pick(x).ndim != 1 else (Ellipsis, pick(x))
+        assert a[index].shape == x[real].shape
+    with pytest.raises(IndexError) as expected:
+        x[(x < 1)[0]]
+    with pytest.raises(IndexError, match="^" + re.escape(str(expected.value)) + "$"):
+        a[(a < 1)[0]]

@@ -14,6 +14,7 @@ from ..autograd.grad_mode import _State
 from ..tensor import Tensor, _make
 from .._ops._core import paths
 from .._ops._core.binary import alpha_in
+from .._ops._core.registry import bind_rule
 from .._ops._core.record import record, record_pair
 from .._ops._core.util import as_array
 from .._ops._kernels import parallel
@@ -132,6 +133,20 @@ def power_formulas(ad, bd):
         if formula is not None:
             return formula(ad)
     return _power_ref(ad, bd)
+
+
+def power_scalar(x, exponent):
+    """pow's formula on one element (``registry.scalar_formula``: a fused loop's line) while this path is bound:
+    the formula of a special exponent; None for another exponent, which numpy's power computes, whose floats a
+    compiler's pow need not give."""
+    if type(exponent) in (int, float) and power._power is power_formulas:
+        formula = _POW_FORMULAS.get(float(exponent))
+        if formula is not None:
+            return formula(x)
+    return None
+
+
+bind_rule("scalar", "pow", power_scalar)
 
 
 @paths.forward("add", when=_COMMON, why=_SPEED)

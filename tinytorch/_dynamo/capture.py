@@ -180,10 +180,11 @@ class Capture:
         self.breaks: list = []
         self.steps = None  # the backward(), step() and zero_grad() calls met (train_step.StepCalls)
 
-    def graph_break(self, reason: str, kind: str, frame=None) -> None:
+    def graph_break(self, reason: str, kind: str, frame=None, text: str | None = None) -> None:
+        """``text``: the lines of PyTorch's Unsupported text after ``reason``, where the break gives them."""
         frame = frame if frame is not None else user_frame()
         if self.fullgraph:
-            raise _GraphBreak(exc.Unsupported(_unsupported_text(kind, reason, frame, self.rec.last)))
+            raise _GraphBreak(exc.Unsupported(_unsupported_text(kind, reason, frame, self.rec.last, text)))
         if not self.breaks or self.breaks[-1].reason != reason or self.breaks[-1].frame != frame:
             self.breaks.append(Break(reason, frame))
 
@@ -213,8 +214,10 @@ _VERBOSE = ("Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do t
             "a bug to PyTorch). For even more developer context, set TORCH_LOGS=\"+dynamo\"")
 
 
-def _unsupported_text(kind: str, reason: str, frame, node) -> str:
-    if kind == "branch":
+def _unsupported_text(kind: str, reason: str, frame, node, text: str | None = None) -> str:
+    if text is not None:
+        head = f"{reason}\n{text}"
+    elif kind == "branch":
         computed = ""
         if node is not None and frame is not None:
             args = ", ".join(a.name if hasattr(a, "op") else repr(a) for a in node.args)

@@ -265,7 +265,7 @@ def _flash_kept(q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=None, scal
 
 
 def _flash_backward_kept(g, q, k, v, mask, node):
-    return node._array_backward(g._data, q._data, k._data, v._data, mask, [True] * 3)[:3]
+    return _attention_ops._grads_without_graph(node, g, q, k, v, mask, [True] * 3)[:3]
 
 
 def _max_pool_kept(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, indices_used=True):

@@ -2,11 +2,13 @@
 
 A plan (``replay.py``) calls one op per node: on a small tensor the call costs far more than its arithmetic
 (micrograd's graph is thousands of additions and products of 0-d tensors, each a Python call, a dispatch and a
-numpy scalar op). ``fuse_pointwise`` finds the runs of consecutive nodes of the joint graph that are elementwise
-ops of the table below, all of one side (forward or backward), one shape and one floating dtype, with operands
-of that dtype (of that shape, or broadcasting to it) or Python numbers; each run of two or more becomes one node
-calling a generated function
-that computes every op of the run on scalars, one after the other::
+numpy scalar op). ``fuse_pointwise`` finds the runs of consecutive nodes of the joint graph whose ops declare a
+formula on one element (``op(scalar=...)``: add's ``operator.add``, relu's ``np.where(x < 0, 0, x)``, tanh_backward's
+the derivative tanh declares), all of one side (forward or backward), one shape and one floating dtype, a tensor
+first and then operands of that dtype (of that shape, or broadcasting to it) or Python numbers; each run of two or
+more becomes one node calling a generated function that computes every op of the run on scalars, one after the
+other. Each op's line is its declared formula called on symbolic operands (``expr.py``), which write down its
+steps: no formula is typed here again::
 
     def fused_mul_add_relu_0(in0, in1, in2):        # (TORCH_LOGS=output_code prints it)
         ...
@@ -32,11 +34,13 @@ The values a later node reads (or the plan returns) come out as tensors again. T
   result keeps its inputs' layout, which later reductions' order may depend on). Without numba, array runs
   are left as they are.
 
-Only ops whose elementwise formula is exact IEEE arithmetic or a comparison are fused (no exp, tanh or erf:
-numpy's SIMD functions, PyTorch's and a compiler's libm give different floats), so a fused plan gives the floats
+Only exact IEEE arithmetic, comparisons and selections are declared so (no exp, tanh or erf: numpy's SIMD
+functions, PyTorch's and a compiler's libm give different floats; pow's products and roots only while its CPU path
+computes them so, ``_cpu/pointwise.py``), so a fused plan gives the floats
 the unfused plan gives, bit for bit, signed zeros and infinities included; a NaN stays a NaN, but its sign and
 payload may differ where numba's code and numpy's loops make it differently (an invalid operation, or two NaN
-operands: LLVM leaves a NaN's bits open). ``tests/compile/test_compile_pointwise.py`` holds them to that."""
+operands: LLVM leaves a NaN's bits open). ``tests/compile/test_compile_pointwise.py`` holds them to that, and
+``tests/compile/test_compile_pointwise_formulas.py`` each op's generated line to the op."""
 from __future__ import annotations
 
 import itertools
@@ -50,11 +54,11 @@ import numpy as np
 
 from .. import _logging
 from .._quiet_fp import loud, quiet
-from .._ops._core import paths
+from .._ops._core.registry import scalar_formula
 from .._ops._kernels import compiled as _compiled
-from .._ops.pointwise import power as _power
 from ..fx.node import Node as FxNode
 from ..tensor import _make
+from .expr import Expr
 from .guards import _NP_DTYPE
 from .replay import _resolve
 
@@ -62,32 +66,6 @@ __all__ = ["fuse_pointwise"]
 
 log = logging.getLogger("tinytorch._inductor.output_code")
 
-# aten op -> (the line's formula over its operands {0}, {1}..., which operands may be Python numbers)
-_FORMULAS = {
-    "aten.add.Tensor": ("{0} + {1}", (1,)),
-    "aten.sub.Tensor": ("{0} - {1}", (1,)),
-    "aten.mul.Tensor": ("{0} * {1}", (1,)),
-    "aten.div.Tensor": ("{0} / {1}", ()),  # (a number divisor: PyTorch multiplies by its reciprocal)
-    "aten.rsub.Scalar": ("{1} - {0}", (1,)),
-    "aten.neg.default": ("-{0}", ()),
-    "aten.relu.default": ("zero if {0} < zero else {0}", ()),  # (keeps -0.0 and NaN, as relu does)
-    "aten.threshold_backward.default": ("zero if {1} <= {2} else {0}", (2,)),  # threshold 0 only
-    "aten.sqrt.default": ("np.sqrt({0})", ()),  # (correctly rounded, in numpy and in numba)
-    "aten.abs.default": ("abs({0})", ()),
-    "aten.rsqrt.default": ("one / np.sqrt({0})", ()),  # (as rsqrt's declaration computes it, and PyTorch's kernel)
-    "aten.reciprocal.default": ("one / {0}", ()),
-    # the derivatives at the result, as tanh's and sigmoid's nodes compute them
-    "aten.tanh_backward.default": ("{0} * (one - {1} * {1})", ()),
-    "aten.sigmoid_backward.default": ("{0} * ({1} * (one - {1}))", ()),
-}
-# pow of a tensor to a Python number: the exponents PyTorch's CPU kernel computes by products and roots, which
-# tinytorch's CPU path for pow computes the same way (``_cpu/pointwise.py``: power_formulas); the reference (numpy's
-# power, TINYTORCH_REFERENCE=1) rounds otherwise, so pow is fused only while that path is bound
-_POW = "aten.pow.Tensor_Scalar"
-_POWERS = {2.0: "{0} * {0}", 3.0: "{0} * {0} * {0}", 1.0: "{0}", -1.0: "one / {0}", -2.0: "one / ({0} * {0})",
-           0.5: "np.sqrt({0})", -0.5: "one / np.sqrt({0})"}
-_SHORT = {"aten.threshold_backward.default": "threshold_backward", "aten.rsub.Scalar": "rsub",
-          "aten.tanh_backward.default": "tanh_backward", "aten.sigmoid_backward.default": "sigmoid_backward"}
 _FLOATS = {np.dtype(np.float32): (np.float32, 2 ** 24, float(np.finfo(np.float32).max)),
            np.dtype(np.float64): (np.float64, 2 ** 53, float(np.finfo(np.float64).max))}
 _names = itertools.count()
@@ -126,39 +104,64 @@ def _number_ok(value, dtype) -> bool:
 
 
 def _formula(node):
-    """(formula, positions that may be Python numbers) of a node's line, or None where it has none."""
-    target = str(node.target)
-    if target == _POW:
-        exponent = node.args[1] if len(node.args) == 2 else None
-        if type(exponent) not in (int, float) or float(exponent) not in _POWERS or not _pow_by_formulas():
-            return None
-        return _POWERS[float(exponent)], (1,)
-    return _FORMULAS.get(target)
+    """The formula on one element that the op of a node declares (``registry.scalar_formula``: ``op(scalar=)``),
+    or None: a node of another op, or of an ``out=`` form."""
+    target = node.target
+    packet = getattr(target, "_packet", None)
+    if packet is None or target._overloadname == "out" or target._overloadname.endswith("_out"):
+        return None
+    return scalar_formula(packet._fn)
 
 
-def _pow_by_formulas() -> bool:
-    """Whether pow's CPU path that computes the special exponents by products and roots is bound."""
-    return _power._power is not paths.reference_kernel(_power, "_power")
+def _line(formula, operands: list, dtype, names):
+    """A node's line: its op's formula called on ``operands`` (names of the values, as Exprs; Python numbers as
+    they are) as the op is called, so that the text is the formula's steps (``expr.py``); None where the formula
+    declines these operands (pow's other exponents) or does not take them (a legacy spelling)."""
+    try:
+        value = formula(*[Expr(a, dtype, names) if type(a) is str else a for a in operands])
+    except TypeError:
+        return None
+    return value.text if isinstance(value, Expr) else None
+
+
+def _constant_names(dtype, consts: dict):
+    """How a run's lines name a number: ``zero``, ``one``, else a constant ``c<k>`` of the dtype (``consts``: the
+    number's text -> its name), cast as the ops cast a Python number before the arithmetic."""
+    scalar_type = _FLOATS[dtype][0]
+
+    def name(value) -> str:
+        text = repr(value) if type(value) is int else repr(float(scalar_type(value)))
+        if text in ("0", "0.0"):
+            return "zero"
+        if text in ("1", "1.0"):
+            return "one"
+        return consts.setdefault(text, f"c{len(consts)}")
+    return name
+
+
+def _label(node) -> str:
+    return node.target._packet._name
 
 
 def _fusable(node, key) -> bool:
-    if node.op != "call_function" or node.kwargs or _key(node) != key:
+    if node.op != "call_function" or node.kwargs or _key(node) != key or not node.args:
         return False
     formula = _formula(node)
-    if formula is None:
+    # a tensor first: an op's forms with a number first are other formulas (number / x is reciprocal(x) * number)
+    if formula is None or not isinstance(node.args[0], FxNode):
         return False
-    numbers = formula[1]
-    if str(node.target) == "aten.threshold_backward.default":
-        if len(node.args) != 3 or node.args[2] != 0:
-            return False
+    operands = []
     for i, a in enumerate(node.args):
         if isinstance(a, FxNode):
             other = _key(a)
             if other is None or other[1] != key[1] or not _broadcasts(other[0], key[0]):
                 return False
-        elif i not in numbers or not _number_ok(a, key[1]):
+            operands.append(f"x{i}")
+        elif _number_ok(a, key[1]):
+            operands.append(a)
+        else:
             return False
-    return True
+    return _line(formula, operands, key[1], _constant_names(key[1], {})) is not None
 
 
 def fuse_pointwise(graph, n_primals: int) -> None:
@@ -221,30 +224,22 @@ def _replace(graph, run: list, shape: tuple, dtype) -> None:
 
 def _generate(run: list, inputs: list, outputs: list, shape: tuple, dtype):
     """The generated function of a run: its source, made into a function (numba-compiled for arrays)."""
-    scalar_type = _FLOATS[dtype][0]
-    tname = scalar_type.__name__
-    names = {n: f"x{k}" for k, n in enumerate(inputs)}
+    tname = _FLOATS[dtype][0].__name__
+    values = {n: f"x{k}" for k, n in enumerate(inputs)}
     consts: dict = {}
+    names = _constant_names(dtype, consts)
     lines = []
     for k, node in enumerate(run):
-        ops = []
-        for a in node.args:
-            if isinstance(a, FxNode):
-                ops.append(names[a])
-            else:
-                c = consts.setdefault(repr(float(scalar_type(a))) if type(a) is float else repr(a), f"c{len(consts)}")
-                ops.append(c)
-        formula = _formula(node)[0]
-        names[node] = f"v{k}"
-        label = _SHORT.get(str(node.target), str(node.target).split(".")[1])
-        lines.append(f"v{k} = {formula.format(*ops)}  # {label}")
-    used = set(re.findall(r"\b(zero|one|c\d+)\b", "\n".join(lines)))  # (pow's exponent is in its line's formula)
-    consts_lines = ([f"{c} = np.{tname}({v})" for v, c in consts.items() if c in used]
+        operands = [values[a] if isinstance(a, FxNode) else a for a in node.args]
+        lines.append(f"v{k} = {_line(_formula(node), operands, dtype, names)}  # {_label(node)}")
+        values[node] = f"v{k}"
+    used = set(re.findall(r"\b(zero|one)\b", "\n".join(lines)))
+    consts_lines = ([f"{c} = np.{tname}({v})" for v, c in consts.items()]
                     + [f"{name} = np.{tname}({value})" for name, value in (("zero", 0), ("one", 1)) if name in used])
-    ops = list(dict.fromkeys(_SHORT.get(str(n.target), str(n.target).split(".")[1]) for n in run))
+    ops = list(dict.fromkeys(_label(n) for n in run))
     title = f"fused_{'_'.join(ops[:4])}_{next(_names)}"
     params = ", ".join(f"in{k}" for k in range(len(inputs)))
-    results = [names[n] for n in outputs]
+    results = [values[n] for n in outputs]
     if shape == ():
         body = ([f"    {c}" for c in consts_lines] + [f"    x{k} = in{k}._data[()]" for k in range(len(inputs))]
                 + [f"    {line}" for line in lines])

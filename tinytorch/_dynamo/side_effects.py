@@ -17,20 +17,25 @@ tinytorch breaks the graph at all of it, so such a call runs eagerly every time 
     explicit ``torch.Generator`` (its state belongs to no graph; PyTorch breaks there too): ``op_side_effect``."""
 from __future__ import annotations
 
+import ast
+import builtins
 import collections
+import linecache
 import sys
 
 from .._random.engine import Generator
 from ..fx.experimental._capture import PACKAGE
+from ..tensor import Tensor
 from .python_reads import attributes, library_module
 
-__all__ = ["TEXTS", "Watch", "op_side_effect"]
+__all__ = ["TEXTS", "Watch", "op_side_effect", "print_text"]
 
 # PyTorch's Unsupported texts for these graph breaks (the lines after the first), where it has one
+_LOGGING_HINT = ("  Hint: If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+                 "`torch._dynamo.config.reorderable_logging_functions`.")
 TEXTS = {
-    "print": ("  Explanation: Dynamo does not know how to trace builtin operator `print`.\n"
-              "  Hint: If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
-              "`torch._dynamo.config.reorderable_logging_functions`."),
+    # (where print's arguments are not all constants or names: PyTorch names their types, print_text below)
+    "print": "  Explanation: Dynamo does not know how to trace builtin operator `print`.\n" + _LOGGING_HINT,
     "generator": ("  Explanation: Missing `as_proxy()` implementation for some arg/kwarg.\n\n\n"
                   "  Developer debug context: call_function args: a torch.Generator"),
 }
@@ -79,7 +84,7 @@ class Watch:
         if event != "c_call" or frame.f_code.co_filename.startswith(PACKAGE):
             return
         if arg is print:
-            self.capture.graph_break("Failed to trace builtin operator", "print")
+            self.capture.graph_break("Failed to trace builtin operator", "print", text=print_text(frame))
             return
         owner = getattr(arg, "__self__", None)
         names = _MUTATORS.get(type(owner))
@@ -91,6 +96,70 @@ class Watch:
         if self.outside is None:
             self.outside = _containers(self.starts)
         return self.outside
+
+
+_VARIABLE = {"Tensor": "tensor.TensorVariable"}  # dynamo's tracker class of an argument, by its type's name
+
+
+def print_text(frame) -> str:
+    """PyTorch's text for ``print(...)`` called at ``frame``'s current instruction: its positional arguments'
+    types as Dynamo names them (read from the call's source: constants, f-strings and names, nothing evaluated),
+    else the text without them."""
+    arguments = _call_arguments(frame)
+    if arguments is None:
+        return TEXTS["print"]
+    types, has_kwargs = arguments
+    classes = ", ".join(f"<class 'torch._dynamo.variables.{_VARIABLE.get(t, 'constant.ConstantVariable')}'>"
+                        for t in types)
+    return (f"  Explanation: Dynamo does not know how to trace builtin operator `print` with argument types {types} "
+            f"(has_kwargs {has_kwargs})\n"
+            f"  Hint: Avoid calling builtin `print` with argument types {types}. Consider using an equivalent "
+            "alternative function/method to `print`.\n" + _LOGGING_HINT + "\n"
+            "  Hint: Please report an issue to PyTorch.\n\n"
+            f"  Developer debug context: builtin print [{classes}] {has_kwargs}\n\n"
+            " For more details about this graph break, please visit: "
+            "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html")
+
+
+def _call_arguments(frame) -> tuple | None:
+    """(the type names of the positional arguments, whether keywords were given) of the call ``frame`` is making,
+    from its source; None where an argument is another expression (its type would need evaluating it)."""
+    try:
+        line, end, col, end_col = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+        lines = [linecache.getline(frame.f_code.co_filename, n).encode() for n in range(line, end + 1)]
+        lines[-1] = lines[-1][:end_col]
+        lines[0] = lines[0][col:]
+        call = ast.parse(b"".join(lines).decode().strip(), mode="eval").body
+    except (IndexError, TypeError, ValueError, SyntaxError):
+        return None
+    if not isinstance(call, ast.Call):
+        return None
+    missing = object()
+
+    def named(name: str):
+        return frame.f_locals.get(name, frame.f_globals.get(name, vars(builtins).get(name, missing)))
+    types = []
+    for a in call.args:
+        if isinstance(a, ast.Constant):
+            value = a.value
+        elif isinstance(a, ast.JoinedStr):
+            value = ""
+        elif isinstance(a, ast.Name):
+            value = named(a.id)
+        elif (isinstance(a, ast.Subscript) and isinstance(a.value, ast.Attribute) and a.value.attr == "shape"
+              and isinstance(a.value.value, ast.Name) and isinstance(named(a.value.value.id), Tensor)):
+            value = 0  # a tensor's size (x.shape[0]): an int
+        else:
+            return None
+        if value is missing:
+            return None
+        if isinstance(value, Tensor):
+            types.append("Tensor")
+        elif value is None or type(value) in (str, int, float, bool):
+            types.append(type(value).__name__)
+        else:
+            return None
+    return types, bool(call.keywords)
 
 
 def _containers(starts) -> set:

@@ -16,11 +16,14 @@ The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold
     symbolic sizes: the capture runs on the example, and the marked sizes are named (``s77``), written into the
     graph's shapes, checked for specialisation and narrowed by capturing again at other sizes; its docstring says
     how and what that cannot see.
+  * ``_unbacked.py``: a tensor's value read into Python (``x.sum().item()``) as PyTorch's unbacked symbol (``u0``,
+    ``zuf0``): its ``aten.item`` node, the arithmetic on it, the runtime check of a size, PyTorch's refusals.
   * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules (a training
     BatchNorm is not functionalised; ``decomp_table`` is not read).
   * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 import traceback
@@ -34,7 +37,7 @@ from ..nn.modules.module import Module
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
-from . import _serialize, dynamic_shapes as _dyn
+from . import _serialize, _unbacked, dynamic_shapes as _dyn
 from ._decompose import CustomDecompTable, default_decompositions, placeholder as _placeholder
 from .dynamic_shapes import Dim, ShapesCollection
 from .exported_program import ExportedProgram
@@ -66,19 +69,25 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     syms = _dyn.make_symbols(leaves)
     if syms:
         _dynamic(mod, args, kwargs, rec.graph, leaves, syms)
+    if rec.unbacked.ints:
+        with _state_kept(mod):
+            _unbacked.sized(rec, lambda shifts: _capture(mod, args, kwargs, shifts)[0])
+    _unbacked.drop_unused(rec.graph)
     gm = GraphModule(dict(rec.constants), rec.graph)
     signature = ExportGraphSignature(specs, [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n.name), None)
                                              for n in outputs])
-    ep = ExportedProgram(gm, signature, state, out_spec, names, _dyn.range_constraints(syms),
-                         _dyn.guards(leaves, syms), constants)
+    ranges = {**_dyn.range_constraints(syms), **rec.unbacked.range_constraints()}
+    ep = ExportedProgram(gm, signature, state, out_spec, names, ranges, _dyn.guards(leaves, syms), constants)
     ep._in_spec = pytree.tree_flatten((args, kwargs))[1]
     return ep
 
 
-def _capture(mod, args, kwargs) -> tuple:
+def _capture(mod, args, kwargs, shifts=None) -> tuple:
     """One run of ``mod(*args, **kwargs)`` recorded: the recording, the input specs, the lifted state, the user
-    inputs' names, the output nodes and the outputs' structure."""
+    inputs' names, the output nodes and the outputs' structure. ``shifts``: the unbacked integers moved from the
+    example's values ({u-index: by}; ``_unbacked.py``)."""
     rec = Recording(predispatch=True)
+    rec.unbacked = _unbacked.Unbacked(rec, shifts)
     specs, state = [], {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
                                 (InputKind.BUFFER, "b_", mod.named_buffers())):
@@ -102,7 +111,7 @@ def _capture(mod, args, kwargs) -> tuple:
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
     EXPORTING.depth += 1
     try:
-        with capturing(rec), watching(_Branches()):
+        with capturing(rec), watching(_Branches(rec.unbacked)):
             out = mod(*args, **kwargs)
     finally:
         EXPORTING.depth -= 1
@@ -131,15 +140,38 @@ def _capture(mod, args, kwargs) -> tuple:
 
 
 class _Branches(Reads):
-    """The export's watch on value reads, which a graph of the example would freeze: a tensor read as a Python
-    bool (a branch on the data) is refused with PyTorch's ``GuardOnDataDependentSymNode``; another value read
-    (``.item()``, which PyTorch's export holds as an unbacked symbol) with a NotImplementedError."""
+    """The export's watch on value reads, which a graph of the example would freeze: ``.item()`` is an unbacked
+    symbol (``_unbacked.py``), ``tolist()`` one per element, and ``int(x)``/``float(x)`` are refused by it as
+    PyTorch refuses them; a tensor read as a Python bool (a branch on the data) is refused with PyTorch's
+    ``GuardOnDataDependentSymNode``; ``numpy()`` with PyTorch's error."""
+
+    def __init__(self, unbacked):
+        super().__init__()
+        self.unbacked = unbacked
+
+    def size_read(self, t) -> None:
+        super().size_read(t)
+        self.unbacked.size_read(t)
+
+    def made_value(self, t, what: str):
+        if what == "list":  # one symbol per element, read from its row of unbind(0), as PyTorch's tolist
+            return self.unbacked.item(t) if t.dim() == 0 else [self.made_value(r, what) for r in t.unbind(0)]
+        if t._data.size != 1 and what != "NumPy array":
+            return None  # the conversion refuses it with its own error
+        if what == "number":
+            return self.unbacked.item(t)
+        if what in ("integer", "index", "float"):  # the symbol itself refuses to be a Python number
+            n = self.unbacked.item(t)
+            return float(n) if what == "float" else int(n)
+        if what == "NumPy array":
+            raise RuntimeError(".numpy() is not supported for tensor subclasses.")
+        return None
 
     def read_value(self, what: str) -> bool:
         if what != "boolean":
             raise NotImplementedError(
-                f"tinytorch's torch.export cannot hold a tensor's value read into Python (a {what}): it has no "
-                "unbacked symbols, and the example's value would be frozen into the exported graph")
+                f"tinytorch's torch.export cannot hold a tensor's value read into Python (a {what}): the "
+                "example's value would be frozen into the exported graph")
         frame = user_frame()
         where = "".join(traceback.format_list([frame])) if frame is not None else ""
         raise GuardOnDataDependentSymNode(
@@ -192,20 +224,28 @@ def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
                                                (args, kwargs))
         return _capture(mod, new_args, new_kwargs)[0].graph
 
-    saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
-    rng = get_rng_state()  # a program that draws random numbers (dropout) draws them again at each capture
-    try:
+    with _state_kept(mod):
         prober = _dyn.Prober(trace, leaves, syms, graph)
         _dyn.check(prober, syms)
         shapes = _dyn.symbolic_shapes(prober, syms, graph)
+    for node, shape in zip(graph.nodes, shapes):
+        if shape is not None and any(isinstance(d, str) for d in shape):
+            node.meta["sym_shape"] = shape
+
+
+@contextlib.contextmanager
+def _state_kept(mod):
+    """The module's buffers and the random number generator's state as they were before the block (which captures
+    the program again: a program that draws random numbers, dropout, draws them again at each capture)."""
+    saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
+    rng = get_rng_state()
+    try:
+        yield
     finally:
         with no_grad():
             for b, value in saved:
                 b.copy_(value)
         set_rng_state(rng)
-    for node, shape in zip(graph.nodes, shapes):
-        if shape is not None and any(isinstance(d, str) for d in shape):
-            node.meta["sym_shape"] = shape
 
 
 def _forward_params(mod) -> list:

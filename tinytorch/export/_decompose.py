@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import operator
 
+from .._op_namespace import ops
 from .._ops.creation.factory import zeros
+from .._symbolic import _Symbolic
 from ..autograd.grad_mode import no_grad
 from ..fx.experimental._capture import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
+from ._unbacked import Unbacked
 from .graph_signature import ExportGraphSignature, InputKind, OutputSpec, TensorArgument
 
 __all__ = ["run_decompositions", "default_decompositions", "CustomDecompTable"]
@@ -44,6 +47,9 @@ def default_decompositions() -> CustomDecompTable:
 def run_decompositions(ep, decomp_table=None):
     rec = Recording(predispatch=False)
     rec.core_aten = True
+    # the values read by .item(): aten._local_scalar_dense, as symbols again; their size checks are the graph's own
+    rec.unbacked = unbacked = Unbacked(rec, overload="_local_scalar_dense.default")
+    unbacked.write_checks = False
     sig = ep.graph_signature
     env, outputs = {}, None
     state = {s.arg.name: ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
@@ -68,13 +74,26 @@ def run_decompositions(ep, decomp_table=None):
                 if node.target is operator.getitem:
                     env[node] = operator.getitem(*args)
                     continue
+                if node.target is ops.aten.item.default:
+                    env[node] = unbacked.item(args[0])
+                    _inherit(node, [env[node].node])
+                    continue
+                if node.target is ops.aten._assert_scalar.default:  # named after the lowered condition's node
+                    cond = args[0]
+                    check = rec.graph.create_node(
+                        "call_function", node.target, (cond.node, f"Runtime assertion failed for expression "
+                                                                  f"{cond!r} on node '{cond.node.name}'"),
+                        name="_assert_scalar_default")
+                    check.meta["val"] = None
+                    _inherit(node, [check])
+                    continue
                 known = set(rec.graph.nodes)
                 with capturing(rec):
                     env[node] = node.target(*args, **kwargs)
                 _inherit(node, [n for n in rec.graph.nodes if n not in known])
             elif node.op == "output":
                 outputs = [env[a] for a in node.args[0]]
-    out_nodes = tuple(rec.node(t) if isinstance(t, Tensor) else t for t in outputs)
+    out_nodes = tuple(rec.node(t) if isinstance(t, (Tensor, _Symbolic)) else t for t in outputs)
     rec.graph.output(out_nodes)
     rec.graph.eliminate_dead_code(lambda n: n.op in ("placeholder", "output") or _mutates(n))
     _fill_values(rec.graph)
@@ -122,5 +141,8 @@ def _fill_values(graph) -> None:
 
 def _mutates(node) -> bool:
     """An in-place op (``aten.add_.Tensor``): kept though nobody reads its result."""
+    if node.target is ops.aten._assert_scalar.default:  # a runtime check: kept, as PyTorch keeps it
+        return True
     name = getattr(node.target, "__name__", str(node.target))
     return node.op == "call_function" and name.split(".")[0].endswith("_") and not name.startswith("_")
+

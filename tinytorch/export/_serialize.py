@@ -22,6 +22,7 @@ from .. import _dtype
 from .._op_namespace import ops
 from .._ops._core.members import strided
 from .._ops.creation.factory import empty
+from .._symbolic import SymBool, SymFloat, SymInt, _Symbolic
 from .._ops.shape.conversions import channels_last, channels_last_3d, contiguous_format, preserve_format
 from ..fx.graph import Graph
 from ..fx.graph_module import GraphModule
@@ -84,16 +85,29 @@ def _target(node):
         return node.target
     if node.target is operator.getitem:
         return "operator.getitem"
+    if getattr(node.target, "__module__", None) in ("_operator", "builtins"):  # an unbacked value's arithmetic
+        return f"{'operator' if node.target.__module__ == '_operator' else 'builtins'}.{node.target.__name__}"
     return str(node.target)  # aten.add_.Tensor
 
 
 def _resolve(op: str, target: str):
     if op != "call_function":
         return target
-    if target == "operator.getitem":
-        return operator.getitem
+    if target.startswith("operator."):
+        return getattr(operator, target.partition(".")[2])
+    if target == "builtins.abs":
+        return abs
     namespace, packet, overload = target.split(".")
     return getattr(getattr(getattr(ops, namespace), packet), overload)
+
+
+def _bound(v):
+    """A range's end: a number, or an infinity's name (``-int_oo``, ``oo``)."""
+    return v if isinstance(v, (int, float)) else repr(v)
+
+
+def _unbound(v):
+    return Symbol(v) if isinstance(v, str) else v
 
 
 def _meta(node) -> dict:
@@ -101,6 +115,8 @@ def _meta(node) -> dict:
     v = node.meta.get("val")
     if isinstance(v, Tensor):
         out["val"] = {"dtype": str(v.dtype).rpartition(".")[2], "shape": [int(s) for s in v.shape]}
+    elif isinstance(v, _Symbolic):  # an unbacked value (u0): its class and expression, for the printed graph
+        out["sym"] = [type(v).__name__, repr(v)]
     for key in ("sym_shape", "stack_trace"):
         if node.meta.get(key) is not None:
             out[key] = node.meta[key]
@@ -116,7 +132,7 @@ def save(ep, f, extra_files=None) -> None:
         "graph": nodes,
         "inputs": [[s.kind.name, s.arg.name, s.target, s.persistent] for s in sig.input_specs],
         "outputs": [[s.kind.name, s.arg.name, s.target] for s in sig.output_specs],
-        "range_constraints": [[k.name, v.lower, v.upper if isinstance(v.upper, int) else None]
+        "range_constraints": [[k.name, _bound(v.lower), None if v.upper is int_oo else _bound(v.upper)]
                               for k, v in ep.range_constraints.items()],
         "guards": [[i, d, how, list(value) if isinstance(value, tuple) else value, message]
                    for i, d, (how, value), message in ep._guards],
@@ -168,6 +184,9 @@ def load(f, extra_files=None):
         if "val" in meta:
             node.meta["val"] = empty(meta["val"]["shape"], dtype=getattr(_dtype, meta["val"]["dtype"]),
                                      device="meta")
+        elif "sym" in meta:  # shown only: the loaded program reads no example value
+            cls = {"SymInt": SymInt, "SymFloat": SymFloat, "SymBool": SymBool}[meta["sym"][0]]
+            node.meta["val"] = cls._made(None, node, meta["sym"][1], None)
         for key in ("sym_shape", "stack_trace"):
             if key in meta:
                 node.meta[key] = meta[key]
@@ -176,7 +195,7 @@ def load(f, extra_files=None):
     signature = ExportGraphSignature(
         [InputSpec(InputKind[k], TensorArgument(a), t, p) for k, a, t, p in program["inputs"]],
         [OutputSpec(OutputKind[k], TensorArgument(a), t) for k, a, t in program["outputs"]])
-    ranges = {Symbol(name): ValueRanges(lo, int_oo if hi is None else hi)
+    ranges = {Symbol(name): ValueRanges(_unbound(lo), int_oo if hi is None else _unbound(hi))
               for name, lo, hi in program["range_constraints"]}
     guards = [(i, d, (how, tuple(value) if isinstance(value, list) else value), message)
               for i, d, how, value, message in program["guards"]]

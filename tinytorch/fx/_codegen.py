@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import tinytorch as _tinytorch
 
 from .. import _size
+from .._symbolic import _Symbolic
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from . import _pytree as fx_pytree
@@ -280,6 +281,8 @@ class CodeGen:
                 if isinstance(meta, Tensor) and type(meta) is Tensor or type(meta).__name__ == "TensorMetadata":
                     annotation = f': "{_DTYPE_ABBRS.get(str(meta.dtype).rpartition(".")[2], meta.dtype)}' \
                                  f'[{", ".join(str(d) for d in node.meta.get("sym_shape", meta.shape))}]"'
+                elif isinstance(meta, _Symbolic):  # an export's unbacked value (``x.sum().item()``)
+                    annotation = f': "Sym({meta!r})"'
             if node.op == "placeholder":
                 default = "" if not node.args else f" = {get_repr(node.args[0])}"
                 free_vars.append(f"{node.target}{annotation}{default}")

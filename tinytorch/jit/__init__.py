@@ -1,8 +1,8 @@
 """``tinytorch.jit``: there is no TorchScript here. ``trace`` records a program as an fx graph and ``script``
 traces a function or module at each new input signature (``_trace.py``). A traced program's ``.graph``,
 ``.inlined_graph`` and ``.code`` print PyTorch's TorchScript text, rebuilt from that recording (``_ir.py``; what
-it cannot print as PyTorch does it refuses); a scripted program's ``.graph`` is fx's graph of its latest call and
-its ``.code`` its Python source, where PyTorch prints its compiled TorchScript.
+it cannot print as PyTorch does it refuses); a scripted program's ``.graph`` and ``.code`` print what PyTorch's
+compiler makes of its source, for straight-line code (``_script_ir.py``; refused outside that subset).
 ``save``/``load`` write and read traced programs in tinytorch's own file (``_serialization.py``).
 ``ignore``/``unused``/``export`` mark nothing; ``is_scripting()`` is False (scripted code runs as Python)."""
 from __future__ import annotations

@@ -853,21 +853,21 @@ _RESERVED = frozenset({"_", "aten", "attribute", "CONSTANTS", "fork", "getattr",
 
 
 def _return_type(g: Graph) -> str:
-    t = g.returned.type
-    if t.startswith("("):
-        return f"Tuple[{', '.join('Tensor' for _ in range(t.count('device=')))}]"
+    made = next((n for n in g.nodes if g.returned in n.outputs), None)
+    if made is not None and made.kind == "prim::TupleConstruct":
+        return f"Tuple[{', '.join('Tensor' for _ in made.inputs)}]"
     return "Tensor"
 
 
-def print_code(g: Graph, name: str, method: bool) -> str:
-    """``.code``: ``def <name>(...)`` and the body; ``method``: the first input is ``self``. An input without a name
-    is ``argument_<i>``, as the method's schema names it."""
+def print_code(g: Graph, name: str, method: bool, self_name: str = "self") -> str:
+    """``.code``: ``def <name>(...)`` and the body; ``method``: the first input is the module (``self_name``). An
+    input without a name is ``argument_<i>``, as the method's schema names it."""
     code = _Code(g)
     params = []
     for i, v in enumerate(g.inputs):
         if method and i == 0:
-            ident = "self"
-            code.used.add("self")
+            ident = self_name
+            code.used.add(self_name)
         elif v.name is None:
             ident = code._gen(f"argument_{i}")
         else:

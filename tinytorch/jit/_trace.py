@@ -16,9 +16,9 @@ one refuses inputs of other shapes rather than run the example's sizes on them.
 ``script(fn_or_module)`` covers what tracing covers: the function is traced when called, once for each input
 signature (the tensors' shapes and dtypes, the other arguments' values, a module's training flag), so sizes and
 Python arguments are never frozen wrongly. Where the program reads a tensor's value into Python (data-dependent
-control flow, which TorchScript compiles) the call raises instead of freezing it. ``.code`` of a scripted
-function or module is its Python source (what TorchScript would compile); ``.graph`` is the graph of its latest
-call."""
+control flow, which TorchScript compiles) the call raises instead of freezing it. ``.graph`` and ``.code`` of a
+scripted function or module print what PyTorch's compiler makes of its source (``_script_ir.py``), for the
+straight-line subset that module compiles; outside it they raise ``NotImplementedError`` naming the construct."""
 from __future__ import annotations
 
 import contextlib
@@ -38,7 +38,7 @@ from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..tensor import Tensor, _make
 from ..utils import _pytree as pytree
-from . import _ir
+from . import _ir, _script_ir
 _tinytorch = sys.modules["tinytorch"]  # the namespace: whether an op is also torch.<name>
 
 __all__ = ["trace", "trace_module", "script", "TracerWarning", "TracingCheckError", "ScriptModule",
@@ -653,16 +653,11 @@ class _Scripted:
         return entry.run(owner, ts)
 
     def graph(self):
-        if self.last is None:
-            raise RuntimeError(f"tinytorch.jit.script traces {self.name} when it is called: call it once before "
-                               "reading .graph")
-        return self.last.gm.graph
+        """PyTorch's compiled graph of the source (``_script_ir.py``; refused outside its subset)."""
+        return _ir.TorchScriptGraph(_script_ir.graph_text(getattr(self.fn, "__func__", self.fn), self.module))
 
     def code(self) -> str:
-        try:
-            return textwrap.dedent(inspect.getsource(self.fn))
-        except (OSError, TypeError):
-            return self.last.gm.code if self.last is not None else ""
+        return _script_ir.code_text(getattr(self.fn, "__func__", self.fn), self.module)
 
 
 def _leaf_names(fn, args, tensors) -> list:

@@ -625,7 +625,7 @@ def _params(onednn_exp=False):
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
 _CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce", "outer", "cross_entropy", "resample",
-                      "gelu"}
+                      "gelu", "relu"}
 
 
 @pytest.mark.bitexact

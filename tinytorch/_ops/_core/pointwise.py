@@ -186,7 +186,8 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
 
 def _backward_operator(name: str, node_cls):
     """``torch.ops.aten.<name>(grad_output, output)``: the backward formula of an op that saves its result, as
-    its node computes it (on the arrays where the node would), declared as one recorded ATen operator."""
+    its node computes it (on the arrays where the node would), declared as one recorded ATen operator; a formula
+    of arithmetic (``on_arrays``) is its formula on one element too (``op(scalar=)``)."""
     def backward_operator(grad_output: Tensor, output: Tensor) -> Tensor:
         gd, yd = grad_output._data, output._data
         if (node_cls.on_arrays and gd.dtype in _EXACT and yd.dtype == gd.dtype and yd.shape == gd.shape
@@ -195,12 +196,13 @@ def _backward_operator(name: str, node_cls):
         return node_cls.gradient(grad_output, None, output)[0]
     backward_operator.__name__ = backward_operator.__qualname__ = name
     backward_operator.node_cls = node_cls  # (the formula, for a compiled plan's lowering of this operator)
-    return aten_only(name, recorded=True)(backward_operator)
+    scalar = (lambda grad_output, output: node_cls.formula(grad_output, None, output)) if node_cls.on_arrays else None
+    return aten_only(name, recorded=True, scalar=scalar)(backward_operator)
 
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
           floating: bool = True, quiet: bool = False, on_arrays=False, batch=pointwise, aten_backward=None,
-          sparse: SparseValues | None = None, narrow_kernel: str | None = None, **spellings):
+          sparse: SparseValues | None = None, narrow_kernel: str | None = None, exact: bool = False, **spellings):
     """Declare an elementwise op of one tensor; returns its public function (see the module doc).
 
     derivative  ``(g, x, y) -> grad`` in tinytorch ops; ``saves`` is "input", "result", "both" or None.
@@ -213,7 +215,9 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
     sparse      ``SparseValues``: PyTorch's sparse backend runs the op on a sparse tensor's values (``sparse/``
                 reads the formula from here).
     narrow_kernel  the CPU kernel PyTorch's refusal of a float8 / complex32 input names (``exp_vml_cpu``), where
-                it is not ``<name>_cpu`` (``_core/narrow_dtypes.py``)."""
+                it is not ``<name>_cpu`` (``_core/narrow_dtypes.py``).
+    exact       ``fn`` is exact IEEE arithmetic (``lambda x: 1 / x``, ``np.sqrt``: correctly rounded, whoever computes
+                it) that runs on one element as on an array: it is the op's formula on one element (``op(scalar=)``)."""
     node_cls = node_class(node or name[:1].upper() + name[1:] + "Backward0", derivative, saves, on_arrays=on_arrays)
     if sparse is not None:
         node_cls.sparse = sparse
@@ -221,4 +225,4 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
     if aten_backward is not None:
         node_cls.aten_backward = staticmethod(_backward_operator(aten_backward, node_cls))
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name, narrow_kernel=narrow_kernel)
-    return op(name, batch=batch, **spellings)(impl)
+    return op(name, batch=batch, scalar=fn if exact else None, **spellings)(impl)

@@ -50,7 +50,7 @@ from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
 __all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "bind_rule",
-           "AUTOCAST_POLICIES"]
+           "scalar_formula", "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
@@ -59,13 +59,14 @@ _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one ow
 ATEN_ONLY: dict = {}
 
 
-def aten_only(name: str, recorded: bool = False):
+def aten_only(name: str, recorded: bool = False, scalar=None):
     """Declare the decorated function as ``torch.ops.aten.<name>`` (every overload calls it), and nothing else.
 
     ``recorded``: a graph capture (make_fx) writes a call of it down as the one ATen node ``aten.<name>.default``,
     the ops it runs inside unseen, as PyTorch's tracers see a backward formula's own operator
     (``threshold_backward``, ``nll_loss_backward``...); the function returned is then a wrapper that checks for a
-    capture (a flag test), called by name from the nodes' backward formulas."""
+    capture (a flag test), called by name from the nodes' backward formulas.
+    ``scalar``: its formula on one element, as ``op(scalar=)`` takes it (``scalar_formula`` reads it)."""
     def declare(fn):
         if name in ATEN_ONLY:
             raise RuntimeError(f"aten op {name!r} is declared twice")
@@ -76,11 +77,22 @@ def aten_only(name: str, recorded: bool = False):
                     return capture.aten(name, fn, args, kwargs)
                 return fn(*args, **kwargs)
             functools.update_wrapper(aten_op, fn)
-            ATEN_ONLY[name] = aten_op
-            return aten_op
-        ATEN_ONLY[name] = fn
-        return fn
+        declared = aten_op if recorded else fn
+        if scalar is not None:
+            declared.scalar = scalar  # (no OpDecl: the function is all there is of the declaration)
+        ATEN_ONLY[name] = declared
+        return declared
     return declare
+
+
+def scalar_formula(fn):
+    """The formula on one element declared for the op ``fn`` runs (``op(scalar=)``, ``aten_only(scalar=)``), or
+    None where it declares none. An in-place spelling (``neg_``) has none: it writes its input, which no formula
+    says."""
+    if getattr(fn, "_decl", None) is None:
+        return getattr(fn, "scalar", None)
+    decl = declaration_of(fn)
+    return None if decl is None else decl.rules.get("scalar")
 
 # registered by _batching.py, which needs this module (``bind_transform``): what a call with an active
 # transform goes to, and how a new declaration's methods reach BatchedTensor
@@ -152,7 +164,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
-META_RULES = (None, "random", "data_dependent", "cpu_args")
+META_RULES = (None, "random", "data_dependent", "reads_value", "cpu_args")
 
 
 def bind_export(key: str, rule) -> None:
@@ -249,7 +261,8 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False, overlap=None, functional_apart: bool = False, meta: str | None = None):
+       python_method: bool = False, overlap=None, functional_apart: bool = False, meta: str | None = None,
+       scalar=None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -282,14 +295,22 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     meta        how the op runs on meta tensors where that is not by its inputs' shapes alone (``tinytorch/_meta.py``):
                 "random" (a random factory: on the meta device it draws nothing, the generator stays where it was),
                 "data_dependent" (its result's shape depends on the values: PyTorch's meta kernels refuse it),
+                "data_dependent:<aten op>" (the same, where PyTorch's composite first reaches that op, which its
+                error names: ``cov`` reaches ``equal``), "reads_value" (its result is a value read from the tensors,
+                which PyTorch's composite reads with ``item()``: meta tensors refuse that),
                 "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
                 check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise
-                op's out= and every in-place write, nothing for another op's out=."""
+                op's out= and every in-place write, nothing for another op's out=.
+    scalar      the op's formula on one element (``operator.mul``, ``lambda x: np.where(x < 0, 0, x)``), tensor
+                operands as elements of their dtype, Python numbers as given (cast to that dtype, as the op casts
+                them): exact IEEE arithmetic, comparisons and selections only, rounding where the op's array forward
+                rounds. A compiler fusing elementwise ops writes the op's line from it (``_dynamo/pointwise.py``);
+                ops computed by libm (exp, tanh) declare none: compilers' and numpy's floats differ there."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
-    if meta not in META_RULES:
+    if (meta.partition(":")[0] if meta else meta) not in META_RULES:
         raise ValueError(f"unknown meta rule {meta!r}; known: {META_RULES}")
     if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
         raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
@@ -313,6 +334,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         decl.overlap = overlap
         decl.functional_apart = functional_apart
         decl.meta = meta
+        if scalar is not None:
+            decl.rules["scalar"] = scalar
         if overlap is not None:
             overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short

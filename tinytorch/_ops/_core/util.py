@@ -208,6 +208,12 @@ def as_array(x, dtype=None) -> ndarray:
     return x.astype(dtype, copy=False) if type(x) is MetaArray else np.asarray(x, dtype)
 
 
+def loop_count(x) -> int:
+    """``int(x)`` for a loop's length read from values (a polynomial's degree): a meta array gives the value it
+    holds throughout, so the loop runs as it would on such an array (sizing a result by it still refuses)."""
+    return int(x.value) if type(x) is MetaArray else int(x)
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
     """A tuple of non-negative dims from an int, a sequence, or None (all dims)."""
     if dim is None:
@@ -276,6 +282,15 @@ def c_order(a: ndarray) -> ndarray:
     if a.strides == strides or not a.size:
         return a
     return strided(a, strides=strides, writeable=True)
+
+
+def lapack_order(a):
+    """A LAPACK result's layout on the meta device: column-major matrices (each one's transpose C-contiguous), as
+    PyTorch's CPU kernels make them and its meta kernels say. tinytorch's CPU results keep numpy's C order (a copy
+    into that layout would cost every call for strides alone), so only a ``MetaArray`` is laid out anew."""
+    if type(a) is not MetaArray or a.ndim < 2:
+        return a
+    return MetaArray(a.shape[:-2] + a.shape[:-3:-1], a.dtype, value=a._value).swapaxes(-1, -2)
 
 
 def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> np.ndarray:

@@ -24,6 +24,7 @@ from ..creation.factory import ones, zeros
 from ...tensor import Tensor, register_attribute
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
+from .._core.util import lapack_order
 from .._core.return_types import _named
 from ..pointwise.complex import conj, real
 from .solve import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
@@ -68,7 +69,7 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
         raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
                           f"positive-definite (the leading minor of order {order} is not positive-definite).") from None
     r = np.swapaxes(L, -1, -2).conj() if upper else L
-    return record(r.astype(a.dtype), LinalgCholeskyExBackward0, (A,), (OUT,), upper=upper)
+    return record(lapack_order(r.astype(a.dtype)), LinalgCholeskyExBackward0, (A,), (OUT,), upper=upper)
 
 
 def _failing_minor(a: np.ndarray) -> int:
@@ -123,7 +124,7 @@ def qr(A: Tensor, mode: str = "reduced"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            f"or 'complete'")
     q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
-    q, r = q.astype(a.dtype), r.astype(a.dtype)
+    q, r = lapack_order(q.astype(a.dtype)), lapack_order(r.astype(a.dtype))
     if mode == "r":
         q = np.zeros((0,), a.dtype)
     return qr_result(*record((q, r), LinalgQrBackward0, (A,), (OUT, OUT[1]), mode=mode, shape=a.shape[-2:]))
@@ -226,7 +227,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     w, v = np.linalg.eigh(a, UPLO=UPLO)
-    w, v = w.astype(a.real.dtype), v.astype(a.dtype)
+    w, v = w.astype(a.real.dtype), lapack_order(v.astype(a.dtype))
     return eigh_result(*record((w, v), LinalgEighBackward0, (A,), (OUT, OUT[1])))
 
 

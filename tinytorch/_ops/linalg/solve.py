@@ -10,11 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import INEXACT_NP
+from ..._meta_array import MetaArray
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import per_sample
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
+from .._core.util import lapack_order
 from .._core.return_types import _named
 from ..pointwise.complex import conj
 from ...autograd.node import sum_to
@@ -80,6 +82,8 @@ def _getrf(a: np.ndarray):
     batch = lu.shape[:-2]
     piv = np.zeros(batch + (k,), dtype=np.int32)
     info = np.zeros(batch, dtype=np.int32)
+    if type(lu) is MetaArray:  # a meta matrix: one step per column, none of which changes a shape
+        return lapack_order(lu.astype(a.dtype)), MetaArray(piv.shape, piv.dtype), MetaArray(info.shape, info.dtype)
     idx = np.indices(batch) if batch else ()
     for j in range(k):
         col = lu[..., j:, j]
@@ -135,7 +139,7 @@ def inv(A: Tensor) -> Tensor:
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
                           "because the input matrix is singular.") from None
-    return record(r.astype(a.dtype), LinalgInvExBackward0, (A,), (OUT,))
+    return record(lapack_order(r.astype(a.dtype)), LinalgInvExBackward0, (A,), (OUT,))
 
 
 @op(variants="function method out", batch=batch_matrices, autocast="fp32")
@@ -180,9 +184,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         r = np.linalg.solve(a, bb)
     except np.linalg.LinAlgError:
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
-    if vector:
-        r = r[..., 0]
-    return record(r.astype(a.dtype), LinalgSolveExBackward0, (A, B), (A, OUT), vector=vector,
+    r = r[..., 0].astype(a.dtype) if vector else lapack_order(r.astype(a.dtype))
+    return record(r, LinalgSolveExBackward0, (A, B), (A, OUT), vector=vector,
                   need_a=A._requires_grad, need_b=B._requires_grad, b_shape=b.shape)
 
 

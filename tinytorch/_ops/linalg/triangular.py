@@ -25,11 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP, INEXACT_NP
+from ..._meta_array import MetaArray
 from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.lazy_scipy import scipy_linalg
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
+from .._core.util import lapack_order
 from ..shape.join import cat
 from .decompositions import _failing_minor, cholesky
 from .._core.return_types import _named
@@ -101,7 +103,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
             x = _tri_solve(t, b, upper)
         else:
             x = np.swapaxes(_tri_solve(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2), not upper), -1, -2)
-    return record(np.ascontiguousarray(x).astype(a.dtype), LinalgSolveTriangularBackward0, (A, B), (A, OUT),
+    return record(lapack_order(x.astype(a.dtype, order="C")), LinalgSolveTriangularBackward0, (A, B), (A, OUT),
                   upper=upper, left=left, unit=unitriangular, need_a=A._requires_grad, need_b=B._requires_grad,
                   b_shape=b.shape)
 
@@ -114,6 +116,8 @@ def _tri_solve(t: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     b = np.broadcast_to(b, shape + b.shape[-2:]).astype(wide)
     n = t.shape[-1]
     x = np.zeros_like(b)
+    if type(t) is MetaArray or type(b) is MetaArray:  # meta matrices: one step per row, none changes a shape
+        return x if type(x) is MetaArray else MetaArray(x.shape, x.dtype)
     order = range(n - 1, -1, -1) if upper else range(n)
     for i in order:
         rest = t[..., i:i + 1, :] @ x        # the solved rows (the others are still zero)
@@ -221,7 +225,7 @@ class LinalgLstsqBackward0(Node):
         return gA, gB
 
 
-@op("linalg.lstsq", variants="function out", autocast="fp32")
+@op("linalg.lstsq", variants="function out", autocast="fp32", meta="data_dependent:linalg_lstsq.out")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The least-squares solution of A X = B (via the pseudo-inverse), with the residuals (m > n and
     full rank, as PyTorch), the rank (drivers gelsy/gelsd/gelss) and the singular values
@@ -269,6 +273,8 @@ def _permutation(piv: np.ndarray, m: int, dtype) -> np.ndarray:
     batch = piv.shape[:-1]
     if piv.size == 0 or m == 0:
         return np.broadcast_to(np.eye(m, dtype=dtype), batch + (m, m)).copy()
+    if type(piv) is MetaArray:  # meta pivots: one swap per pivot; P C-ordered, as PyTorch's meta kernel gives it
+        return MetaArray(batch + (m, m), dtype)
     perm = np.broadcast_to(np.arange(m), batch + (m,)).copy()
     flat_perm = perm.reshape(-1, m)
     flat_piv = piv.reshape(-1, piv.shape[-1]) - 1
@@ -344,7 +350,8 @@ class LinalgLuBackward0(Node):
 def _unpack_lu(LU: Tensor):
     m, n = LU._data.shape[-2:]
     k = min(m, n)
-    eye = _make(np.eye(m, k, dtype=LU._data.dtype))
+    dt = LU._data.dtype
+    eye = _make(MetaArray((m, k), dt) if type(LU._data) is MetaArray else np.eye(m, k, dtype=dt))
     L = LU[..., :, :k].tril(-1) + eye
     U = LU[..., :k, :].triu()
     return L, U
@@ -448,6 +455,9 @@ def _check_square(A: Tensor, fn: str) -> np.ndarray:
 def _ldl_factor(A: Tensor, hermitian: bool, fn: str):
     a = _check_square(A, fn)
     n = a.shape[-1]
+    if type(a) is MetaArray:  # LAPACK's factor, column-major, of each matrix: none is read
+        return (lapack_order(MetaArray(a.shape, a.dtype)), MetaArray(a.shape[:-1], np.int32),
+                MetaArray(a.shape[:-2], np.int32))
     ld = np.zeros(a.shape, dtype=a.dtype)
     piv = np.zeros(a.shape[:-1], dtype=np.int32)
     info = np.zeros(a.shape[:-2], dtype=np.int32)

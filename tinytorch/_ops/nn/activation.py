@@ -23,8 +23,6 @@ from .._core.registry import aten_only, op
 from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
-from .._kernels import compiled as _compiled, parallel
-from .._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from ...random import _engine
 
 
@@ -67,6 +65,8 @@ _ZERO = {}  # dtype -> read-only 0-d zero of that dtype: a Python 0 costs numpy 
 
 
 def _relu(x):
+    """max(0, x) elementwise: relu's array step (``tinytorch/_cpu/relu.py`` registers the CPU path onto it:
+    float32 through numpy's vectorised clip loop, large arrays across threads, the same bits)."""
     zero = _ZERO.get(x.dtype)
     if zero is None:  # a dtype not seen yet (float8 and complex32 are never cached: PyTorch refuses them)
         if x.dtype in NARROW_NP:
@@ -74,27 +74,16 @@ def _relu(x):
         if x.dtype.kind == "b":
             return x.copy()
         if x.dtype == np.float16:  # numpy's half maximum drops the sign of -0.0, PyTorch keeps it
-            return np.where(x < 0, np.float16(0), x)
+            return _relu_formula(x)
         zero = np.zeros((), x.dtype)
         zero.flags.writeable = False
         _ZERO[x.dtype] = zero
-    if x.size >= _SPLIT_FROM:  # large: cut across threads, element by element the same
-        if x.dtype is _F32 and _clip is not None:
-            return parallel.elementwise(_clip, np.empty_like(x, order="C"), x, zero, _F32_INF)
-        return parallel.elementwise(np.maximum, np.empty_like(x, order="C"), zero, x)  # (meta x: meta out)
-    if x.dtype is _F32 and _clip is not None:
-        return _clip(x, zero, _F32_INF)  # the same bits as the maximum below, about 3x faster on float32
-    return np.maximum(zero, x)  # this order keeps -0.0, as PyTorch's relu does
+    return np.maximum(zero, x)  # this order keeps -0.0 (and a NaN's payload), as PyTorch's relu does
 
 
-# numpy's clip ufunc (what np.clip calls, without its Python layer): its float32 loop is vectorised
-# where maximum's is not, and it gives maximum(0, x)'s bits (NaN payloads and -0.0 kept;
-# tests/ops/pointwise/test_pointwise_relu.py checks)
-_clip = getattr(getattr(np, "_core", None), "umath", None)
-_clip = getattr(_clip, "clip", None)
-_F32 = np.dtype(np.float32)
-_F32_INF = np.array(np.inf, np.float32)
-_F32_INF.flags.writeable = False
+def _relu_formula(x):
+    """relu of one element or an array, as PyTorch computes it: 0 below 0, else x itself (-0.0 and NaN kept)."""
+    return np.where(x < 0, 0, x)
 
 
 class ReluBackward0(Node):
@@ -157,50 +146,16 @@ ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0")
 
 
 def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """0 where ``y <= 0``, else ``g``: a select, as PyTorch's kernel (a masked inf/NaN gradient gives 0,
-    where a product would give NaN and numpy's RuntimeWarning; a masked negative one gives +0.0; a
-    NaN ``y`` passes its gradient, as PyTorch's ``x <= threshold ? 0 : grad`` does)."""
-    if g.ndim == 0 and y.ndim == 0:  # a scalar graph's step: numpy's 0-d select costs more than this
-        return np.zeros((), g.dtype) if y <= 0 else g.copy()
-    same_ints = _SAME_SIZE_INT.get(g.dtype)
-    if same_ints is not None and g.shape == y.shape and g.size >= _SPLIT_FROM:
-        out = np.empty_like(g, order="C")  # (a meta g: a meta out)
-        if y.dtype == g.dtype and g.flags.c_contiguous and y.flags.c_contiguous:
-            fast = _compiled.family("relu")
-            if fast is not None:  # the same select in one pass (``compiled/relu.py``)
-                parallel.flat_runs(fast.threshold_backward, g, y, out)
-                return out
-        return parallel.elementwise(_threshold_backward_into, out, g, y)
-    if same_ints is not None and g.shape == y.shape:
-        # the select as bits: g AND an all-ones/all-zeros mask (+0.0 where masked), ~5x faster than np.where
-        zero = _ZERO.get(y.dtype)  # a 0-d array: a Python 0 or 1 costs numpy a conversion per call
-        mask = np.less_equal(y, 0 if zero is None else zero).view(np.uint8).astype(same_ints)
-        np.subtract(mask, _ONE[same_ints], out=mask)
-        return np.bitwise_and(g.view(same_ints), mask, out=mask).view(g.dtype)
+    """0 where ``y <= 0``, else ``g``: a select, as PyTorch's kernel (a masked inf/NaN gradient gives +0.0,
+    where a product would give NaN and numpy's RuntimeWarning; a NaN ``y`` passes its gradient, as
+    PyTorch's ``x <= threshold ? 0 : grad`` does). ``tinytorch/_cpu/relu.py`` registers the CPU path onto it
+    (the select as bits, a 0-d one in Python, large arrays compiled and across threads: the same floats)."""
     zero = _ZERO.get(g.dtype)
-    if zero is None:
-        zero = g.dtype.type(0)
-    out = np.where(y <= 0, zero, g)
-    return as_array(out)
+    return as_array(np.where(y <= 0, g.dtype.type(0) if zero is None else zero, g))
 
 
-def _threshold_backward_into(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-    """``_threshold_backward_array``'s bitwise select for same-shape float32/float64 arrays, into ``out``
-    (one part of a split, so any layout)."""
-    ints = _SAME_SIZE_INT[g.dtype]
-    zero = _ZERO.get(y.dtype)
-    mask = np.less_equal(y, 0 if zero is None else zero).view(np.uint8).astype(ints)
-    np.subtract(mask, _ONE[ints], out=mask)
-    np.bitwise_and(g.view(ints), mask, out=out.view(ints))  # a same-size view: any strides
-
-
-_SAME_SIZE_INT = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64)}
-_ONE = {dt: np.ones((), dt) for dt in _SAME_SIZE_INT.values()}
-for _one in _ONE.values():
-    _one.flags.writeable = False
-
-
-@aten_only("threshold_backward", recorded=True)
+@aten_only("threshold_backward", recorded=True,
+           scalar=lambda grad_output, self, threshold=0: np.where(self <= threshold, 0, grad_output))
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold=0) -> Tensor:
     """Exactly 0 where ``self <= threshold``, else ``grad_output``: ReLU's backward as one primitive (``self`` its
     result, ``threshold`` 0), and F.threshold's (its input and threshold)."""
@@ -216,7 +171,7 @@ def _relu_functional(input: Tensor, inplace: bool = False) -> Tensor:
     return relu_(input) if inplace else relu(input)
 
 
-@op(variants="function method functional", functional=_relu_functional, batch=pointwise)
+@op(variants="function method functional", functional=_relu_functional, batch=pointwise, scalar=_relu_formula)
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise."""
     return record(_relu(input._data), ReluBackward0, (input,), (OUT,))

@@ -18,7 +18,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import aten_only, op
-from .._core.util import complex_grad_error, opmath
+from .._core.util import as_array, complex_grad_error, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
 from ..pointwise.arith import add_scalar, number_sub
@@ -45,7 +45,7 @@ class ErfBackward0(Node):
 
 
 def _erf_array(x: np.ndarray) -> np.ndarray:
-    return np.asarray(erf_np(np.asarray(x, dtype=np.float64)), dtype=x.dtype)
+    return as_array(erf_np(as_array(x, np.float64)), x.dtype)
 
 
 def _erf(input: Tensor) -> Tensor:

@@ -1,9 +1,10 @@
 """scaled_dot_product_attention: softmax(Q Kᵀ · scale + mask) · V as one graph node.
 
-The forward is a few numpy GEMMs; the node's backward is the fused attention gradient. When no graph
-of the gradient is wanted it runs in numpy on the saved arrays; under ``create_graph=True`` it
-recomputes the attention weights from the saved tensors with tinytorch ops, so every term of the
-gradient is itself differentiable and double backward works.
+The forward is a few numpy GEMMs; the node's backward is the fused attention gradient, which recomputes the
+attention weights from the saved tensors with tinytorch ops, so every term of the gradient is itself
+differentiable and double backward works. PyTorch's CPU flash kernel (its forward's order, and its gradient
+on the arrays with the forward's weights where no graph of the gradient is wanted) registers from
+``tinytorch/_cpu/attention.py`` onto ``_flash_forward`` and ``_grads_without_graph``.
 
 PyTorch's CPU build picks a kernel and the node is named after it: 4-d inputs of one head size, no
 dropout under autograd and no mask that requires grad go to the flash kernel
@@ -15,14 +16,11 @@ import math
 
 import numpy as np
 
-from .._kernels import flash_attention, parallel
-from .._kernels.parallel import matmul as _gemm
-
 from ..._dtype import cpp_name
 from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ..._random import draws as _draws
-from ...autograd.grad_mode import _State, enable_grad
+from ...autograd.grad_mode import _State, enable_grad, no_grad
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
@@ -32,6 +30,9 @@ from .._core.util import broadcast_shapes, last_axis_max
 from ...autograd.node import sum_to
 
 _MASKED = -np.inf
+# the products, batched (``tinytorch/_cpu/attention.py`` binds the pool's: a batch of GEMMs across threads, each
+# one whole GEMM on one BLAS thread)
+_gemm = np.matmul
 
 
 def _mT(a):
@@ -45,11 +46,6 @@ def _safe_softmax(s: np.ndarray, masked: bool, m: np.ndarray | None = None) -> n
     overwritten."""
     if not s.shape[-1]:  # no keys: no weights (the maximum of an empty row is undefined)
         return s
-    if m is None and s.size >= parallel.SPLIT_FROM and s.ndim >= 2 and s.flags.c_contiguous:
-        # large: rows across threads (each row's max, exp and sum as below, so the same floats)
-        out = parallel.slices(lambda v: _safe_softmax(v, masked), s, (-1,), s.dtype)
-        if out is not None:
-            return out
     if m is None:
         m = last_axis_max(s)
     if not masked or np.isfinite(m).all():
@@ -117,29 +113,12 @@ class _AttentionBackward(Node):
         need = [e[0] is not None for e in self.next_functions]
         if _State.enabled:
             return self._graph_backward(g, q, k, v, mask, need)
-        return self._array_backward(g._data, q._data, k._data, v._data, mask, need)
+        return _grads_without_graph(self, g, q, k, v, mask, need)
 
     sums = None  # set: ``probs`` holds the flash forward's exp(s - max), to be divided by these row sums
 
     def _release_extra(self) -> None:
         self.probs = self.keep = self.sums = None
-
-    def _array_backward(self, g, q, k, v, mask, need):
-        """The flash kernel's gradient steps on the arrays (``_kernels/flash_attention.py``), with the
-        forward's weights; the heads folded back as ``_graph_backward`` folds them."""
-        if self.sums is not None:  # the flash forward's exponentials: normalised once, in place
-            np.divide(self.probs, self.sums, out=self.probs)
-            self.sums = None
-        rep = self.rep
-        need_m = len(need) > 3 and need[3]
-        dq, dk, dv, ds = flash_attention.backward(g, q, _expand_heads(k, rep), _expand_heads(v, rep), self.probs,
-                                                  self.keep, self.scale, need[0], need[1], need[2])
-        if dq is not None and dq.shape != q.shape:
-            dq = _fold_heads(dq, 1, q.shape)
-        dk = _fold_heads(dk, rep, k.shape) if need[1] else None
-        dv = _fold_heads(dv, rep, v.shape) if need[2] else None
-        dm = _fold_heads(ds, 1, mask._data.shape) if need_m else None
-        return tuple(None if a is None else _make(np.ascontiguousarray(a, dtype=q.dtype)) for a in (dq, dk, dv, dm))
 
     def _graph_backward(self, g, q, k, v, mask, need):
         rep, scale = self.rep, self.scale
@@ -165,6 +144,13 @@ class _AttentionBackward(Node):
         dk = _fold_heads(ds.mT.matmul(q) * scale, rep, tuple(k.shape)) if need[1] else None
         dm = _fold_heads(ds, 1, tuple(mask.shape)) if len(need) > 3 and need[3] else None
         return dq, dk, dv, dm
+
+
+def _grads_without_graph(node: _AttentionBackward, g, q, k, v, mask, need) -> tuple:
+    """The node's gradients where no graph of them is wanted: its formula, recorded nowhere.
+    ``tinytorch/_cpu/attention.py`` binds the flash kernel's steps on the arrays, which reuse the forward's
+    weights (``node.probs``) instead of recomputing them."""
+    return node._graph_backward(g, q, k, v, mask, need)
 
 
 ScaledDotProductFlashAttentionForCpuBackward0 = type("ScaledDotProductFlashAttentionForCpuBackward0",
@@ -274,7 +260,7 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
         if m is None:
             m = last_axis_max(s)
         if not masked or np.isfinite(m).all():  # the rows _safe_softmax normalises without its dead-row case
-            out, exps, sums = flash_attention.softmax_matmul(s, m, vr, q)
+            out, exps, sums = _flash_forward(s, m, vr, q)
             if lse_out is not None:
                 lse_out.append((m + np.log(sums))[..., 0])
             if not grad:
@@ -302,6 +288,21 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
     if not grad:
         return _make(out)
     return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)
+
+
+def _flash_forward(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray) -> tuple:
+    """The flash kernel's forward on rows whose maximum ``m`` is finite: (softmax(s) · v, the exponentials
+    exp(s - m), their row sums); ``s`` is overwritten by the exponentials. Here in the math path's order (the
+    weights normalised, then the product, as ``_safe_softmax`` and the GEMM below it); ``tinytorch/_cpu/attention.py``
+    binds the kernel's (the exponentials times v, then each row scaled by its sum's reciprocal)."""
+    e = np.exp(np.subtract(s, m, out=s), out=s)
+    sums = e.sum(axis=-1, keepdims=True)
+    ev = _gemm(e / sums, v)
+    if q.ndim == 4 and not q.flags.c_contiguous:  # the kernel's output has the query's strides (see below)
+        out = np.empty_like(q)
+        np.copyto(out, ev, casting="unsafe")
+        return out, e, sums
+    return np.ascontiguousarray(ev, dtype=q.dtype), e, sums
 
 
 def _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, sums) -> Tensor:
@@ -346,7 +347,8 @@ def _flash_attention_for_cpu_backward(grad_out: Tensor, query: Tensor, key: Tens
     if type(node) is not ScaledDotProductFlashAttentionForCpuBackward0 or node.keep is not None or node.rep != 1:
         raise NotImplementedError("_scaled_dot_product_flash_attention_for_cpu_backward: tinytorch computes it where "
                                   "its flash path runs")
-    grads = node._array_backward(grad_out._data, query._data, key._data, value._data, attn_mask, [True] * 3)
+    with no_grad():
+        grads = _grads_without_graph(node, grad_out, query, key, value, attn_mask, [True] * 3)
     return grads[:3]
 
 

@@ -4,6 +4,8 @@ ops and selection in ``compare.py``. The common cases' fast forwards and the arr
 CPU paths, registered onto these declarations from ``tinytorch/_cpu/pointwise.py``."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..._quiet_fp import cast, loud, quiet
@@ -51,7 +53,8 @@ class AddBackward0(_BinaryNode, EdgePair):
         return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else mul_scalar(tb, self.alpha)))
 
 
-@op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise)
+@op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise,
+    scalar=operator.add)
 def add(a, b, *legacy, alpha=1) -> Tensor:
     """a + alpha * b with broadcasting."""
     if legacy:  # add(Number alpha, Tensor other), deprecated
@@ -147,7 +150,8 @@ def check_bool_sub(a_bool: bool, b_bool: bool) -> None:
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-@op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise)
+@op(variants=_ARITH, aliases=("subtract",), dunders=("__sub__",), idunders=("__isub__",), batch=pointwise,
+    scalar=operator.sub)
 def sub(a, b, *legacy, alpha=1) -> Tensor:
     """a - alpha * b with broadcasting."""
     if legacy:  # sub(Number alpha, Tensor other), deprecated
@@ -177,7 +181,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
     return _make(out)
 
 
-@op(dunders=("__rsub__",), batch=pointwise)
+@op(dunders=("__rsub__",), batch=pointwise, scalar=lambda a, b: b - a)
 def rsub(a, b, *, alpha=1) -> Tensor:
     """b - alpha * a (what ``2 - t`` calls)."""
     return sub.__wrapped__(b, a, alpha=alpha)
@@ -206,7 +210,7 @@ class MulBackward0(_BinaryNode, SavedPair):
 
 
 @op(variants=_ARITH, aliases=("multiply",), dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",),
-    batch=pointwise)
+    batch=pointwise, scalar=operator.mul)
 def mul(a, b) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, ad, bd = binary_operands(a, b, scalar_in_float=True)

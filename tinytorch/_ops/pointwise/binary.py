@@ -67,7 +67,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _make(as_array(close))
 
 
-@op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="data_dependent")
+@op(variants="function method", no_batch="it returns a Python bool, not a tensor", meta="reads_value")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """True when every pair of elements is close (``isclose``)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())

@@ -2,6 +2,8 @@
 forward beside its node's backward (PyTorch's DivBackward0/2 and RemainderBackward0/1)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..._dtype import FLOATING_NP, get_default_dtype
@@ -56,7 +58,8 @@ def div_scalar(t: Tensor, number) -> Tensor:
     return scalar_overload(div, DivBackward1, t, number, other=number)
 
 @op(variants=_ARITH, aliases=("divide", "true_divide"), dunders=("__truediv__", "__div__"),
-    rdunders=("__rtruediv__", "__rdiv__"), idunders=("__itruediv__", "__idiv__"), batch=pointwise)
+    rdunders=("__rtruediv__", "__rdiv__"), idunders=("__itruediv__", "__idiv__"), batch=pointwise,
+    scalar=operator.truediv)  # (number / tensor runs as reciprocal(tensor) * number: see below)
 def div(a, b, *, rounding_mode=None) -> Tensor:
     """True division (ints give floats), or floor/trunc division with ``rounding_mode``."""
     if rounding_mode is not None:

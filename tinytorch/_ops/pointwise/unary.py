@@ -62,10 +62,11 @@ expm1 = unary("expm1", np.expm1, lambda g, x, y: g * add_scalar(y, 1), saves="re
 exp2 = unary("exp2", np.exp2, lambda g, x, y: mul_scalar(g * y, math.log(2.0)), saves="result", variants=_MATH,
              extra=("special.exp2",), narrow_kernel="exp2")
 sqrt = unary("sqrt", np.sqrt, lambda g, x, y: g / mul_scalar(y, 2), saves="result", variants=_MATH,
-             sparse=SparseValues("div"), narrow_kernel="sqrt_vml_cpu")
+             sparse=SparseValues("div"), narrow_kernel="sqrt_vml_cpu", exact=True)
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, x, y: mul_scalar(g, -0.5) * y ** 3, saves="result",
-              variants=_MATH, narrow_kernel="rsqrt_vml_cpu")
-reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: -g * (y * y), saves="result", variants=_MATH)
+              variants=_MATH, narrow_kernel="rsqrt_vml_cpu", exact=True)  # (PyTorch's kernel: 1 / sqrt too)
+reciprocal = unary("reciprocal", lambda x: 1 / x, lambda g, x, y: -g * (y * y), saves="result", variants=_MATH,
+                   exact=True)
 
 
 @op(variants=_MATH, batch=pointwise)
@@ -105,9 +106,9 @@ sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="r
 _ZERO_GRAD = zero_grad  # (step functions: a zero gradient, as PyTorch)
 
 neg = unary("neg", _neg, lambda g, x, y: -g, saves=None, floating=False, quiet=True, variants=_MATH,
-            aliases=("negative",), dunders=("__neg__",))
+            aliases=("negative",), dunders=("__neg__",), exact=True)
 abs = unary("abs", np.abs, lambda g, x, y: g * x.sgn(), floating=False, quiet=True, variants=_MATH,
-            aliases=("absolute: function method inplace out",), dunders=("__abs__",), sparse=SparseValues())
+            aliases=("absolute: function method inplace out",), dunders=("__abs__",), sparse=SparseValues(), exact=True)
 def _sign(x):
     if x.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, tinytorch.sign is not intended to support complex numbers. Please use "

@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from ..._dtype import NARROW_NP, BF16_NP, FLOATING_NP
+from ..._meta_array import MetaArray
 from .._core import narrow_dtypes
 from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
@@ -176,12 +177,14 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return _make(np.bincount(x, weights=w, minlength=minlength).astype(dt))
 
 
-@op(variants="function method out", meta="data_dependent")
+@op(variants="function method out")
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """Histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
     x = input._data
     if x.dtype not in FLOATING_NP:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{legacy_name(x.dtype)}'")
+    if type(x) is MetaArray:  # ``bins`` counts, whatever the values
+        return _make(MetaArray((bins,), x.dtype))
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())
@@ -218,6 +221,8 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """``nonzero`` with exactly ``size`` rows: truncated, or padded with ``fill_value``."""
     if size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    if type(input._data) is MetaArray:  # ``size`` rows, laid out as PyTorch's meta kernel lays them out
+        return _make(MetaArray((size, input._data.ndim), np.int64, (8, 8 * size)))
     found = nonzero(input)._data[:size]
     pad = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
     return _make(np.concatenate([found, pad]) if pad.size or not found.size else found.copy())

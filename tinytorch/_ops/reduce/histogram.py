@@ -101,7 +101,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     return histogram_result(_make(hist), _make(np.array(edges[0], copy=True)))
 
 
-@op(variants="function", no_batch="the bin edges depend on the data")
+@op(variants="function", no_batch="the bin edges depend on the data",
+    meta="data_dependent:_histogramdd_bin_edges")
 def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None, density: bool = False):
     """(hist, bin_edges): the D-dimensional histogram of the points in the last dimension of ``input``."""
     _check(input, weight, "histogramdd")

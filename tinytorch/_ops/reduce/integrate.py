@@ -66,7 +66,7 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     return (_pairs(y, d) * w / 2).cumsum(d)
 
 
-@op(variants="function method", batch=composite)
+@op(variants="function method", batch=composite, meta="data_dependent:equal")
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in the rows of ``input`` (observations in columns),
@@ -118,7 +118,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         return (c / norm).squeeze()
 
 
-@op(variants="function method", batch=composite)
+@op(variants="function method", batch=composite, meta="data_dependent:equal")
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson's correlation coefficients of the variables in the rows of ``input``."""
     c = cov(input)

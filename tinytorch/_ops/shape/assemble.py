@@ -45,7 +45,7 @@ def block_diag(*tensors) -> Tensor:
     return cat(rows, 0)
 
 
-@op(variants="function")
+@op(variants="function", meta="data_dependent:masked_select")
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The length-``r`` combinations of the elements of a 1-d tensor, one per row (as
     ``itertools.combinations``, or ``combinations_with_replacement``)."""

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._quiet_fp import silent
 from ..._dtype import NARROW_NP
+from ..._meta_array import MetaArray
 from .._core import narrow_dtypes
 from .._core.util import strided
 
@@ -280,11 +281,20 @@ def tile(input: Tensor, *dims) -> Tensor:
     return input.repeat(dims)
 
 
-@op(variants="function method", meta="data_dependent")
+def _given_length(output_size) -> int:
+    """The result's length along the repeated dim where the counts are a meta tensor's: only ``output_size`` says."""
+    if output_size is None:
+        raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+    return output_size
+
+
+@op(variants="function method")
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (or slice along ``dim``) ``repeats`` times in place."""
     if repeats is None:  # torch.repeat_interleave(counts): indices repeated by counts
         c = input._data
+        if type(c) is MetaArray:
+            return _make(MetaArray((_given_length(output_size),), np.int64))
         if (c < 0).any():
             raise RuntimeError("repeats can not be negative")
         return _make(np.repeat(np.arange(c.shape[0], dtype=np.int64), c))
@@ -297,6 +307,11 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         d = _wrap_dim(dim, x.ndim)
     if isinstance(repeats, Tensor) and repeats._data.ndim > 0:
         r = repeats._data
+        if type(r) is MetaArray:
+            if r.shape[0] != (x.shape[d] if x.ndim else 1):
+                raise RuntimeError("repeats must have the same size as input along dim")
+            n = _given_length(output_size)
+            return _make(MetaArray(x.shape[:d] + (n,) + x.shape[d + 1:], x.dtype))
         if (r < 0).any():
             raise RuntimeError("repeats can not be negative")
         if r.shape[0] != (x.shape[d] if x.ndim else 1):

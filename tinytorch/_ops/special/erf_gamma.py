@@ -303,7 +303,7 @@ def _gammaincc_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def gammainc_np(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The regularised lower incomplete gamma function P(a, x), with PyTorch's edge values."""
-    out = np.full(a.shape, np.nan)
+    out = np.full_like(a, np.nan, np.float64)
     with np.errstate(all="ignore"):
         inner = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
         small = inner & (x < a + 1)

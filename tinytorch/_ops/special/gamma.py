@@ -76,7 +76,7 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
     fraction, ``erf_gamma.gammainc_np``, in float64)."""
     require_tensors("igamma", input, other)
     ta, tb, ad, bd = _float_binary(input, other, "igamma_cpu", False)
-    a, x = np.broadcast_arrays(np.asarray(ad, np.float64), np.asarray(bd, np.float64))
+    a, x = np.broadcast_arrays(as_array(ad, np.float64), as_array(bd, np.float64))
     out = gammainc_np(a, x).astype(ad.dtype)
     return record(out, _IGAMMA["0"], **_pair_args(input, other, out))
 

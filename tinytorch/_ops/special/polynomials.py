@@ -15,7 +15,7 @@ import numpy as np
 from ...tensor import _make
 from .._core.batching import pointwise
 from .._core.registry import op
-from .._core.util import as_array
+from .._core.util import as_array, loop_count
 from .xlogy import _float_pair
 
 
@@ -25,7 +25,7 @@ def _recurrence(x, n, p0, p1, step, dtype):
     def rnd(v):
         return v.astype(dtype).astype(np.float64)
     out = np.where(n == 0, p0, np.where(n == 1, p1, 0.0))
-    top = int(n.max(initial=0))
+    top = loop_count(n.max(initial=0))
     prev, cur = p0, p1
     for k in range(1, top):
         prev, cur = cur, rnd(step(k, x, cur, prev, rnd))

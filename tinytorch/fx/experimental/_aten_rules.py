@@ -28,6 +28,7 @@ from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE, bind_rule
 from ..._size import device
+from ..._symbolic import SymInt, concrete, has_symbols
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
 from ..._ops.nn.linear import _LinearAddmm
@@ -96,6 +97,7 @@ round.decimals(Tensor self, *, int decimals)
 lerp.Scalar(Tensor self, Tensor end, Scalar weight)
 lerp.Tensor(Tensor self, Tensor end, Tensor weight)
 split.Tensor(Tensor self, SymInt split_size, int dim=0)
+unbind.int(Tensor self, int dim=0)
 movedim.int(Tensor self, int source, int destination)
 movedim.intlist(Tensor self, int[] source, int[] destination)
 avg_pool1d.default(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)
@@ -258,7 +260,7 @@ def schema(overload: str):
 
 
 def _is_default(value, default) -> bool:
-    if default is _REQUIRED or isinstance(value, Tensor):
+    if default is _REQUIRED or isinstance(value, Tensor) or has_symbols(value):  # (an export's u0: never a default)
         return False
     if default == "contiguous_format":  # a memory format's default, by its name
         return getattr(value, "__name__", str(value)).endswith("contiguous_format")
@@ -356,12 +358,17 @@ def _binary(name):
         if name == "div" and a.get("rounding_mode") is not None:
             return g.call("div.Tensor_mode", a.self, other, rounding_mode=a["rounding_mode"])
         if ((name == "div" and getattr(g, "in_backward", 0)) or getattr(g, "in_composite", 0)) \
-                and not isinstance(other, Tensor) and alpha == 1:
+                and not isinstance(other, Tensor) and _one(alpha):
             # a backward formula's division by a number (mean's by its count), a C++ composite's number: C++'s
             # Tensor op Scalar in PyTorch
             return g.call(f"{name}.Scalar", a.self, other)
-        return g.call(f"{name}.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
+        return g.call(f"{name}.Tensor", a.self, other, **({} if _one(alpha) else {"alpha": alpha}))
     return rule
+
+
+def _one(alpha) -> bool:
+    """An alpha of 1, which the graph leaves out (an export's unbacked symbol is shown whatever its value)."""
+    return not has_symbols(alpha) and alpha == 1
 
 
 def _comparison(name):
@@ -780,8 +787,8 @@ def _sizes_given(a, out) -> list:
     sizes = a.get("shape")
     if isinstance(sizes, (list, tuple)) and len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
         sizes = sizes[0]
-    if isinstance(sizes, (list, tuple)) and all(isinstance(s, int) for s in sizes):
-        return list(sizes)
+    if isinstance(sizes, (list, tuple)) and all(isinstance(s, (int, SymInt)) for s in sizes):
+        return list(sizes)  # (an export's unbacked u0 among them: its node)
     return list(out._data.shape)
 
 
@@ -1082,12 +1089,13 @@ def _getitem(g, _, a, out):
         elif isinstance(item, slice):
             start, stop, step = item.start, item.stop, item.step
             step = 1 if step is None else step
-            if (start in (None, 0)) and step == 1 and (stop is None or stop >= shape[dim]):
+            if not has_symbols(item) and start in (None, 0) and step == 1 and (stop is None or stop >= shape[dim]):
                 dim += 1
                 continue
-            node = g.call("slice.Tensor", node, dim, 0 if start is None else start,
-                          _INT64_MAX if stop is None else stop, step)
-            value = _step_value(g, node, value, (slice(None),) * dim + (item,))
+            if start is None:  # (an export's unbacked end: PyTorch's None start)
+                start = None if has_symbols(stop) else 0
+            node = g.call("slice.Tensor", node, dim, start, _INT64_MAX if stop is None else stop, step)
+            value = _step_value(g, node, value, (slice(None),) * dim + (concrete(item),))
             recorded = True
             dim += 1
         elif isinstance(item, (Tensor, list, range, np.ndarray)):
@@ -1096,8 +1104,9 @@ def _getitem(g, _, a, out):
             indices += [None] * (dim - len(indices)) + [item]
             dim += _mask_dims(item)
         else:
-            node = g.call("select.int", node, dim, int(item))
-            value = _step_value(g, node, value, (slice(None),) * dim + (int(item), Ellipsis))
+            at = item if isinstance(item, SymInt) else int(item)  # (an export's unbacked u0: its node)
+            node = g.call("select.int", node, dim, at)
+            value = _step_value(g, node, value, (slice(None),) * dim + (concrete(at), Ellipsis))
             shape.pop(dim)
             recorded = True
     fn = getattr(out, "grad_fn", None)
@@ -1167,8 +1176,8 @@ def _attention(g, name, a, out):
 def _rsub(g, _, a, out):
     other, alpha = a.arg(1), a.get("alpha", 1)
     if isinstance(other, Tensor):
-        return g.call("rsub.Tensor", a.self, other, **({"alpha": alpha} if alpha != 1 else {}))
-    return g.call("rsub.Scalar", a.self, other, *([alpha] if alpha != 1 else []))
+        return g.call("rsub.Tensor", a.self, other, **({} if _one(alpha) else {"alpha": alpha}))
+    return g.call("rsub.Scalar", a.self, other, *([] if _one(alpha) else [alpha]))
 
 
 def _square(g, _, a, out):
@@ -1430,6 +1439,7 @@ aten_rule("eye")(_eye)
 aten_rule("round")(_round)
 aten_rule("lerp")(_lerp)
 aten_rule("split")(_split)
+aten_rule("unbind")(_by_schema("unbind.int"))
 aten_rule("chunk")(_chunk)
 aten_rule("narrow")(_narrow)
 aten_rule("Tensor.view_as")(_view_as)

@@ -43,6 +43,7 @@ from ..._ops.shape.conversions import preserve_format as _preserve
 from ..._op_namespace import ops
 from ..._ops._core import graph_steps as _graph_steps, paths as _paths, registry as _registry
 from ..._ops._core.registry import REGISTRY
+from ..._symbolic import _Symbolic, concrete, has_symbols
 from ...autograd import engine as _engine
 from ...autograd.engine import _ones_seed
 from ...autograd.grad_mode import _State
@@ -127,6 +128,7 @@ class Recording:
         self.in_backward = 0          # autograd's engine runs inside the captured program (autograd.grad, backward)
         self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.Parts.cpp)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
+        self.unbacked = None          # export: the values read from tensors as symbols (export/_unbacked.py)
 
     def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
         """``backward()`` ran inside the captured program (the engine's ``_execute(*args, **kwargs)``): the
@@ -170,8 +172,8 @@ class Recording:
                     return held[1]
                 return self._constant(value)
             return node
-        if isinstance(value, _graph.Node):
-            return value
+        if isinstance(value, (_graph.Node, _Symbolic)):
+            return value if isinstance(value, _graph.Node) else value.node
         if isinstance(value, list):
             return [self.node(v) for v in value]
         if isinstance(value, tuple):  # a named tuple of results (max's values, indices) as a plain one
@@ -281,6 +283,8 @@ class Recording:
             for t, item in zip(out, items):
                 if isinstance(t, Tensor):
                     self.bind(t, item)
+                if stack is not None and isinstance(item, _graph.Node):  # (the results' getitems: the call's line)
+                    item.meta.setdefault("stack_trace", stack)
             return
         if isinstance(out, Tensor):
             if inplace:  # the op wrote into its first argument: from here on it is this node's value
@@ -370,8 +374,9 @@ def _run(fn, decl, spelling: str, args, kwargs):
             finally:
                 rec.in_composite -= parts.cpp
     _THREAD.first_arg = args[0] if args else None
-    try:
-        out = _THREAD.unhooked(fn, args, kwargs)
+    symbols = rec.unbacked is not None and has_symbols((args, kwargs))
+    try:  # an export's unbacked symbols: the op runs on the example's numbers, the graph gets the symbols
+        out = _THREAD.unhooked(fn, concrete(args) if symbols else args, concrete(kwargs) if symbols else kwargs)
     finally:
         _THREAD.first_arg = None
     rec.calling = fn  # (the spelling called: jit's recording tells torch.nn.functional's apart)
@@ -510,6 +515,15 @@ class Reads:
     def read_value(self, what: str) -> None:
         """The program converts a tensor to a Python ``what`` (``"boolean"``, ``"number"``, ``"list"``...)."""
 
+    def size_read(self, t) -> None:
+        """The program read ``t``'s sizes."""
+        self.sizes = True
+
+    def made_value(self, t, what: str):
+        """The value the program gets for ``t``'s conversion to a Python ``what``, made here (``torch.export``'s
+        unbacked symbols); None: the conversion runs as it is."""
+        return None
+
 
 _watchers = [0]
 _originals: dict = {}
@@ -522,6 +536,9 @@ def _in_program() -> bool:
 def _value_read(fn, what: str):
     def read(self, *args, **kwargs):
         if _in_program():
+            made = _THREAD.reads.made_value(self, what)
+            if made is not None:
+                return made
             _THREAD.reads.read_value(what)
         return fn(self, *args, **kwargs)
     read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
@@ -531,7 +548,7 @@ def _value_read(fn, what: str):
 def _size_read(fn):
     def read(self, *args, **kwargs):
         if _in_program():
-            _THREAD.reads.sizes = True
+            _THREAD.reads.size_read(self)
         return fn(self, *args, **kwargs)
     read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
     return read

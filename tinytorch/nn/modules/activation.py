@@ -40,7 +40,7 @@ class ReLU6(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.relu6(input, self.inplace)
 
     def extra_repr(self) -> str:
@@ -55,7 +55,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
@@ -65,14 +65,14 @@ class LeakyReLU(Module):
 class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return sigmoid(input)
 
 
 class Tanh(Module):
     """tanh(x)."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return tanh(input)
 
 
@@ -83,7 +83,7 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
@@ -97,7 +97,7 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -112,7 +112,7 @@ class ELU(Module):
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
@@ -127,7 +127,7 @@ class Softplus(Module):
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
@@ -158,14 +158,14 @@ class _SoftmaxBase(Module):
 class Softmax(_SoftmaxBase):
     """exp(x) / sum(exp(x)) along ``dim``."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return softmax(input, self._dim_for(input))
 
 
 class Softmax2d(Module):
     """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return softmax(input, -3)
@@ -176,7 +176,7 @@ class LogSoftmax(_SoftmaxBase):
 
     _fn_name = "log_softmax"
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return log_softmax(input, self._dim_for(input))
 
 
@@ -185,7 +185,7 @@ class Softmin(_SoftmaxBase):
 
     _fn_name = "softmin"
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return softmax(-input, self._dim_for(input))
 
 

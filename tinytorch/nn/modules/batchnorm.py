@@ -128,7 +128,7 @@ def _state(module) -> tuple:
 
 
 class _BatchNorm(_NormBase):
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         self._check_input_dim(input)
         momentum = self.momentum
         factor = 0.0 if momentum is None else momentum
@@ -249,7 +249,7 @@ class SyncBatchNorm(_BatchNorm):
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
         if self.training and _dist.is_available() and _dist.is_initialized():

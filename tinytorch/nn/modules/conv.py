@@ -110,7 +110,7 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, _ntuple(kernel_size, 1), _ntuple(stride, 1), padding,
                          _ntuple(dilation, 1), False, (0,), groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias, _conv.conv1d)
 
 
@@ -123,7 +123,7 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, _ntuple(kernel_size, 2), _ntuple(stride, 2), padding,
                          _ntuple(dilation, 2), False, (0, 0), groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias, _conv.conv2d)
 
 
@@ -136,7 +136,7 @@ class Conv3d(_ConvNd):
         super().__init__(in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3), padding,
                          _ntuple(dilation, 3), False, (0, 0, 0), groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias, _conv3d.conv3d)
 
 
@@ -174,7 +174,7 @@ class _ConvTransposeNd(_ConvNd):
                                  f"{most} (for an input of {input.shape[-n:]})")
         return tuple(output_size[d] - least[d] for d in range(n))
 
-    def forward(self, input, output_size=None):
+    def forward(self, input, output_size=None) -> Tensor:
         output_padding = self._output_padding(input, output_size)
         return self._transposed(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                 self.groups, self.dilation)

@@ -15,7 +15,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
@@ -38,33 +38,33 @@ class _DropoutNd(Module):
 class Dropout1d(_DropoutNd):
     """Zero whole channels of (N, C, L) or (C, L) input with probability ``p`` while training."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
     """Zero whole channels of (N, C, H, W) input with probability ``p`` while training."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p`` while training."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
     """Alpha dropout (keeps a SELU network's mean and variance) while training."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.alpha_dropout(input, self.p, self.training)
 
 
 class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels while training."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.feature_alpha_dropout(input, self.p, self.training)

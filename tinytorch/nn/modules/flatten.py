@@ -13,7 +13,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -37,7 +37,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = unflattened_size
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:

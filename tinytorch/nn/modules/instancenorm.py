@@ -25,7 +25,7 @@ class _InstanceNorm(_NormBase):
                                                 self.training or not self.track_running_stats,
                                                 self.momentum if self.momentum is not None else 0.0, self.eps)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
         if input.size(feature_dim) != self.num_features:

@@ -19,7 +19,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return input
 
 
@@ -46,7 +46,7 @@ class Linear(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -81,7 +81,7 @@ class Bilinear(Module):
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input1, input2):
+    def forward(self, input1, input2) -> Tensor:
         return bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -44,7 +44,7 @@ class LayerNorm(Module):
         """Weight ones, bias zeros."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -71,7 +71,7 @@ class GroupNorm(Module):
         """Weight ones, bias zeros."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -88,7 +88,7 @@ class LocalResponseNorm(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
@@ -102,7 +102,7 @@ class CrossMapLRN2d(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _lrn.cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:

@@ -17,7 +17,7 @@ class _ConstantPadNd(Module):
         super().__init__()
         self.value = value
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:
@@ -86,7 +86,7 @@ class _ModePadNd(Module):
         super().__init__()
         self.padding = _padding(padding, self._n)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:

@@ -14,7 +14,7 @@ class PixelShuffle(Module):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _ps.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
@@ -30,7 +30,7 @@ class PixelUnshuffle(Module):
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _ps.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:

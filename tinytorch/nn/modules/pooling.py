@@ -57,7 +57,7 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                 self.count_include_pad)
 
@@ -76,7 +76,7 @@ class AvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                 self.count_include_pad, self.divisor_override)
 
@@ -93,14 +93,14 @@ class _AdaptivePoolNd(Module):
 class AdaptiveAvgPool1d(_AdaptivePoolNd):
     """Mean over ``output_size`` near-equal windows of the last dim."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptivePoolNd):
     """Mean over an ``output_size`` grid of near-equal windows of (H, W)."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool.adaptive_avg_pool2d(input, self.output_size)
 
 
@@ -126,7 +126,7 @@ class MaxPool3d(_MaxPoolNd):
 class AvgPool3d(AvgPool2d):
     """Mean over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool3d.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                   self.count_include_pad, self.divisor_override)
 
@@ -134,7 +134,7 @@ class AvgPool3d(AvgPool2d):
 class AdaptiveAvgPool3d(_AdaptivePoolNd):
     """Mean over an ``output_size`` grid of near-equal windows of (D, H, W)."""
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return _pool3d.adaptive_avg_pool3d(input, self.output_size)
 
 
@@ -166,7 +166,7 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, input, indices, output_size=None):
+    def forward(self, input, indices, output_size=None) -> Tensor:
         fn = getattr(_unpool, f"max_unpool{self._nd}d")
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
@@ -200,7 +200,7 @@ class _LPPoolNd(Module):
         return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         fn = getattr(_pool3d, f"lp_pool{self._nd}d")
         return fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 

@@ -1,5 +1,5 @@
 """Relu's backward (``threshold_backward``) on large float32/float64 arrays: ``y <= 0 ? +0.0 : g`` in one pass,
-where the numpy path (``_ops/nn/activation.py``) makes four (a comparison, a widening, a subtraction and a
+where the numpy path (``tinytorch/_cpu/relu.py``) makes four (a comparison, a widening, a subtraction and a
 bitwise and, to select without numpy's slow ``where``). A select, so the same floats: +0.0 where masked
 (an inf or NaN gradient included), the gradient's own bits elsewhere, a NaN ``y`` passing its gradient."""
 from __future__ import annotations
