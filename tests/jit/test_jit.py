@@ -199,6 +199,52 @@ def test_decorators_and_flags_keep_working():
     assert tt.jit.ignore(f) is f and tt.jit.unused(f) is f and tt.jit.export(f) is f
 
 
+def test_is_tracing_only_under_jit_trace_as_pytorchs(torch):
+    # torch.compile's and torch.export's captures share jit.trace's watch on tensor reads, not its answer here
+    def seen_by(lib):
+        seen = []
+
+        def f(x):
+            seen.append(lib.jit.is_tracing())
+            return x * 2
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                return f(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.compile(f, backend="eager")(lib.ones(2))
+            lib.export.export(M(), (lib.ones(2),))
+            lib.jit.trace(f, lib.ones(2), check_trace=False)
+        return seen
+    assert seen_by(tt) == seen_by(torch)
+
+
+def test_backward_in_another_thread_is_not_captured():
+    # the capture watches the engine in its own thread only: the other thread's backward runs as eager's, and the
+    # capture's graph holds none of its ops
+    import threading
+
+    from tinytorch.fx.experimental.proxy_tensor import make_fx
+
+    w = tt.tensor([1.0, 2.0], requires_grad=True)
+    seen = {}
+
+    def elsewhere():
+        (w * w).sum().backward()
+        seen["grad"] = w.grad.clone()
+
+    def f(x):
+        worker = threading.Thread(target=elsewhere)
+        worker.start()
+        worker.join()
+        return x * 3
+
+    gm = make_fx(f)(tt.ones(2))
+    assert [str(n.target) for n in gm.graph.nodes if n.op == "call_function"] == ["aten.mul.Tensor"]
+    assert seen["grad"].tolist() == [2.0, 4.0]
+
+
 def test_traced_module_backward_as_eager(torch):
     m, ref = _pair(torch, True)
     x = np.random.default_rng(3).standard_normal((2, 1, 4, 4)).astype(np.float32)

@@ -2,7 +2,7 @@
 
 PyTorch's Dynamo reads a function's bytecode and builds an fx graph of its tensor operations without running
 it. tinytorch captures by running instead, with the op-level recording that ``make_fx``, ``torch.export`` and
-``torch.jit.trace`` share (``tinytorch/fx/experimental/proxy_tensor.py``): every declared op the program calls
+``torch.jit.trace`` share (``tinytorch/fx/experimental/_capture.py``): every declared op the program calls
 is written down as an ATen node at the level the Python API called it (``aten.linear.default``), so replaying
 the graph calls the very same ops with the same arguments and gives the same floats as eager, bit for bit.
 
@@ -52,9 +52,8 @@ import traceback
 import types
 
 from ..autograd.grad_mode import _State, _set_grad_enabled
-from ..fx.experimental import proxy_tensor as _proxy
+from ..fx.experimental import _capture as _fx_capture
 from ..fx.graph_module import GraphModule
-from ..jit import _trace as _jit
 from ..nn.modules.module import Module
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor
@@ -83,7 +82,7 @@ def user_frame() -> traceback.FrameSummary | None:
     """The innermost frame of the user's code (outside tinytorch's own files), with the columns of the
     expression running there, so that a traceback marks it (``^^^^``) as PyTorch's messages do."""
     f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_proxy.PACKAGE):
+    while f is not None and f.f_code.co_filename.startswith(_fx_capture.PACKAGE):
         f = f.f_back
     if f is None:
         return None
@@ -95,12 +94,12 @@ def user_frame() -> traceback.FrameSummary | None:
                                   end_lineno=end_lineno, colno=colno, end_colno=end_colno)
 
 
-class _Recording(_jit._Recording):
-    """jit's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op run under
-    another grad mode than the call's. A tensor made from data is a node of the graph (``aten.tensor``), as in
-    dynamo's graphs, not one of jit.trace's constants."""
+class _Recording(_fx_capture.Recording):
+    """The capture's recording (indexing kept as ``operator.getitem``/``setitem`` nodes), which also notes an op
+    run under another grad mode than the call's and an op's side effect. A tensor made from data is a node of the
+    graph (``aten.tensor``), as in dynamo's graphs."""
 
-    data_as_constants = False
+    python_indexing = True
 
     def __init__(self, capture: "Capture"):
         super().__init__(predispatch=True)
@@ -147,16 +146,15 @@ def _any_requires_grad(args, kwargs) -> bool:
     return any(isinstance(t, Tensor) and t.requires_grad for t in pytree.tree_leaves((args, kwargs)))
 
 
-class _Reads(_jit._Reads):
-    """What the program read from its tensors: a value read is a graph break, not a TracerWarning."""
+class _Reads(_fx_capture.Reads):
+    """What the program read from its tensors: a value read is a graph break; a size read pins the shapes."""
 
     def __init__(self, capture: "Capture"):
         super().__init__()
         self.capture = capture
 
-    def read_value(self, what: str) -> bool:
+    def read_value(self, what: str) -> None:
         self.capture.value_read(what)
-        return True
 
 
 _GENERIC_JUMP = "generic_jump TensorVariable()"
@@ -556,7 +554,7 @@ def capture(fn, args: tuple, kwargs: dict, module: Module | None, fullgraph: boo
     outer_steps = _State.step_watch
     watching(cap.steps)
     try:
-        with _proxy.capturing(rec), _jit._watching(cap.reads), side_effects.Watch(cap, outside):
+        with _fx_capture.capturing(rec), _fx_capture.watching(cap.reads), side_effects.Watch(cap, outside):
             out = fn(*args, **kwargs)
         written = python_reads.check()
         if written is not None:  # a value the program reads, written by it: a replay would not write it

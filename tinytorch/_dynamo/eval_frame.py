@@ -5,7 +5,9 @@ to run when it holds: a captured graph (``capture.py``), replayed and handed out
 ``CompiledFunctionBackward`` node (``compiled_function.py``), or ``None``, meaning "this call had a graph break:
 run the program eagerly". A call whose inputs pass no entry's guard is captured again (a recompile), until
 ``config.recompile_limit`` entries exist; past that the callable logs PyTorch's warning once and runs eagerly
-whatever misses the cache. ``torch._dynamo.reset()`` empties every cache.
+whatever misses the cache. ``torch._dynamo.reset()`` empties every cache. A graph's plans (its forward and
+backward, written out as Python) are made at the first call of each input shape (``Entry.planned``); the graph
+passes they go through are listed, in order, in ``graph_passes``.
 
 ``torch.compile(module)`` returns an ``OptimizedModule``: a Module holding the original as ``_orig_mod`` (so its
 ``state_dict`` keys start with ``_orig_mod.``, as PyTorch's do), whose ``forward`` is the compiled
@@ -75,11 +77,10 @@ class Entry:
         return plans
 
 
-_FLASH = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
-          "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
-
-
 def _make_plans(program, tensors: list, state: list) -> AOTPlans:
+    """The forward and backward plans of a captured graph at these inputs: its joint graph (the forward and its
+    backward, traced on fake tensors: ``_functorch/aot_autograd.py``), put through ``graph_passes``, cut in two
+    (``partition``), each half written out as one Python function (``replay.Plan``)."""
     was_on = _meta._installed[0]
     try:
         gm, need, out_grad = joint_graph(program.gm.graph, tensors, program.constants, state)
@@ -89,26 +90,48 @@ def _make_plans(program, tensors: list, state: list) -> AOTPlans:
             # so the ops go back to skipping it (eager calls after a compile cost what they cost before)
             _meta.uninstall()
     n_primals = len(tensors) + len(state)
-    for node in gm.graph.nodes:
-        held = [getattr(gm, node.target, None)] if node.op == "get_attr" else [*node.args, *node.kwargs.values()]
-        if any(isinstance(t, Tensor) and t._meta for t in pytree.tree_leaves(held)):
-            # a tensor the fake trace made below the recorded ops: the plans would compute on no data
-            raise NotImplementedError(f"the joint graph holds a fake constant ({node.name})")
-    keep_forward_state(gm.graph)
-    for node in gm.graph.nodes:
-        if node.op == "call_function" and str(node.target) in _FLASH:
-            # the flash operators without their pair: their replay would depend on the data taking the flash path
-            raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
-    skip_renames(gm.graph)
-    keep_cross_entropy(gm.graph)  # (once the renames between its operators are gone)
-    fill_slots(gm.graph)
-    fuse_pointwise(gm.graph, n_primals)
+    graph_passes(gm, n_primals)
     part = partition(gm, n_primals, len(out_grad))
     forward = Plan("forward", part.primals, part.forward, part.fw_outputs + part.saved, attrs=gm)
     backward = Plan("backward", part.saved + part.tangents, part.backward, part.bw_outputs, attrs=gm)
     plans = AOTPlans(forward, backward, need, out_grad, len(out_grad), n_primals)
     plans.partition = (part, gm)  # (for a training step's backward planned again with its update: step_plan.py)
     return plans
+
+
+def graph_passes(gm, n_primals: int) -> None:
+    """torch.compile's graph passes, in order: what the joint graph goes through before it is cut into plans.
+    Each checks or rewrites ``gm.graph`` in place; a check that raises leaves the call to stage 1 (the graph
+    replayed through autograd, ``Entry.planned``)."""
+    graph = gm.graph
+    refuse_fake_constants(gm)         # a tensor the fake trace made below the ops: plans would compute on no data
+    keep_forward_state(graph)         # lowering.py: a backward reuses what its forward's node kept (gelu, pooling)
+    refuse_unpaired_flash(graph)      # flash attention's operators left without their pair
+    skip_renames(graph)               # lowering.py: detach(x) and t(t(x)) are x once autograd is off
+    keep_cross_entropy(graph)         # lowering.py: eager's fused loss and its nodes (once the renames are gone)
+    fill_slots(graph)                 # split_gradients.py: a sum of zero-padded slice gradients as one node
+    fuse_pointwise(graph, n_primals)  # pointwise.py: each run of pointwise nodes as one generated function
+
+
+def refuse_fake_constants(gm) -> None:
+    """Refuse a joint graph that holds a tensor the fake trace made below the recorded ops (a fake constant)."""
+    for node in gm.graph.nodes:
+        held = [getattr(gm, node.target, None)] if node.op == "get_attr" else [*node.args, *node.kwargs.values()]
+        if any(isinstance(t, Tensor) and t._meta for t in pytree.tree_leaves(held)):
+            # a tensor the fake trace made below the recorded ops: the plans would compute on no data
+            raise NotImplementedError(f"the joint graph holds a fake constant ({node.name})")
+
+
+_FLASH = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
+          "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
+
+
+def refuse_unpaired_flash(graph) -> None:
+    """Refuse the flash attention operators ``keep_forward_state`` left without their pair: their replay would
+    depend on the data taking the flash path."""
+    for node in graph.nodes:
+        if node.op == "call_function" and str(node.target) in _FLASH:
+            raise NotImplementedError(f"{node.target} left unpaired in the joint graph")
 
 
 class Frame:

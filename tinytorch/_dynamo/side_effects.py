@@ -24,8 +24,8 @@ import linecache
 import sys
 
 from .._random.engine import Generator
+from ..fx.experimental._capture import PACKAGE
 from ..tensor import Tensor
-from ..fx.experimental.proxy_tensor import PACKAGE
 from .python_reads import attributes, library_module
 
 __all__ = ["TEXTS", "Watch", "op_side_effect", "print_text"]

@@ -26,7 +26,7 @@ no op after the first ``backward()`` or ``step()`` (gradient clipping, a second 
 from __future__ import annotations
 
 from ..autograd.grad_mode import _State
-from ..fx.experimental import proxy_tensor as _proxy
+from ..fx.experimental import _capture as _fx_capture
 from ..nn.modules.module import Module
 from .step_plan import backward_inline
 
@@ -92,7 +92,7 @@ class StepCalls:
             self.capture.graph_break(f"Unsupported call below the ops: {what}", "step")
         else:
             self.calls.append((StepCall(name, read, args), len(rec.calls), None))
-        with _proxy.paused():  # what it runs inside (an optimizer's hooks) is its own: neither recorded nor kept
+        with _fx_capture.paused():  # what it runs inside (an optimizer's hooks) is its own: neither recorded nor kept
             return run()
 
     def _reader(self, obj):

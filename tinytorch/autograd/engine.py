@@ -38,9 +38,6 @@ def _ones_seed(out):
     return mark_meta(seed) if out._meta else seed
 
 
-# While a graph capture runs (fx/experimental/proxy_tensor.py) it puts here a function that makes backward()'s
-# implicit seed as the recorded op ``ones_like(output)``, as PyTorch's graph shows it.
-SEED = [_ones_seed]
 
 
 def _grad_list(grad_tensors, n: int) -> list:
@@ -62,7 +59,7 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._data.dtype not in FLOATING_NP:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = SEED[0](out)
+            g = (_State.backward_seed or _ones_seed)(out)
         elif g is not None:
             if not isinstance(g, Tensor):
                 g = _make(np.asarray(g, dtype=out._data.dtype))
@@ -532,8 +529,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     grads = _make_grads(outputs, given)
     restrict = None if inputs is None else _backward_inputs(inputs)
     try:
-        _execute(edges, grads, create_graph if retain_graph is None else retain_graph, create_graph,
-                 restrict=restrict, user_grads=any(g is not None for g in given))
+        run = _State.backward_watch or _execute  # (a graph capture in this thread watches the run)
+        run(edges, grads, create_graph if retain_graph is None else retain_graph, create_graph, restrict=restrict,
+            user_grads=any(g is not None for g in given))
     except MemoryError as e:  # numpy's, as PyTorch's RuntimeError naming the bytes
         reraise_as_runtime_error(e)
 
@@ -563,7 +561,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     in_edges = [t._edge() for t in inputs_t]
     capture = {e: i for i, e in enumerate(in_edges)}
     try:
-        captured = _execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False)
+        captured = (_State.backward_watch or _execute)(edges, grads, retain_graph, create_graph, capture=capture,
+                                                       accumulate=False)
     except MemoryError as e:
         reraise_as_runtime_error(e)
     result = []

@@ -31,13 +31,19 @@ class _Modes(threading.local):
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
     recorder = None              # the profile recording this thread's ops (tinytorch/profiler), None inside an op
     # a backward with no graph of the gradient wanted may apply its formula to the arrays directly; False while
-    # a graph capture runs in this thread (fx/experimental/proxy_tensor.py), which must see each op of it
+    # a graph capture runs in this thread (fx/experimental/_capture.py), which must see each op of it
     array_backward = True
     # while torch.compile captures a program in this thread (_dynamo/train_step.py): the function through which an
     # optimizer's step and zero_grad and a module's zero_grad run, ``watch(owner, name, run, args)`` (``run()``
     # does the work), and which is told of a ``.grad`` assigned (``run`` None). They change tensors below the ops,
     # so a captured training step calls them again at each replay instead of recording them
     step_watch = None
+    # while a graph capture runs in this thread (fx/experimental/_capture.py): the function backward() and
+    # autograd.grad run the engine through, ``watch(*args, **kwargs)`` for the engine's ``_execute(*args, **kwargs)``,
+    # and the one that makes backward()'s implicit seed (the recorded op ``ones_like(output)``, as PyTorch's graph
+    # shows it)
+    backward_watch = None
+    backward_seed = None
 
 
 _State = _Modes()

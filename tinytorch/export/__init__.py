@@ -2,7 +2,7 @@
 buffers and constant tensors lifted to inputs.
 
 ``export(module, args)`` runs ``module(*args)`` once under the same capture as ``make_fx``
-(``tinytorch/fx/experimental/proxy_tensor.py``), one level up (``predispatch``: the ops as the Python API called
+(``tinytorch/fx/experimental/_capture.py``), one level up (``predispatch``: the ops as the Python API called
 them, ``aten.linear.default``, ``aten.conv2d.default``, as PyTorch 2's export records its training IR). The graph's
 inputs are the parameters (``p_<name>``), the buffers (``b_<name>``), the plain tensors the module holds as
 attributes and the program reads (``c_<name>``), then the user's inputs; ``graph_signature`` says which is which,
@@ -30,11 +30,10 @@ import traceback
 
 from ..autograd.grad_mode import no_grad
 from .._dynamo.capture import user_frame
-from ..fx.experimental.proxy_tensor import Recording, capturing
+from ..fx.experimental._capture import Reads, Recording, capturing, watching
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
-from ..jit._trace import _Reads, _watching
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
@@ -112,7 +111,7 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
         specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(node.name), None))
     EXPORTING.depth += 1
     try:
-        with capturing(rec), _watching(_Branches(rec.unbacked)):
+        with capturing(rec), watching(_Branches(rec.unbacked)):
             out = mod(*args, **kwargs)
     finally:
         EXPORTING.depth -= 1
@@ -140,7 +139,7 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     return rec, specs, state, constants, names, outputs, out_spec
 
 
-class _Branches(_Reads):
+class _Branches(Reads):
     """The export's watch on value reads, which a graph of the example would freeze: ``.item()`` is an unbacked
     symbol (``_unbacked.py``), ``tolist()`` one per element, and ``int(x)``/``float(x)`` are refused by it as
     PyTorch refuses them; a tensor read as a Python bool (a branch on the data) is refused with PyTorch's

@@ -22,7 +22,7 @@ from .._op_namespace import ops
 from .._ops.creation.factory import zeros
 from .._symbolic import _Symbolic
 from ..autograd.grad_mode import no_grad
-from ..fx.experimental.proxy_tensor import Recording, capturing
+from ..fx.experimental._capture import Recording, capturing
 from ..fx.graph_module import GraphModule
 from ..tensor import Tensor
 from ..utils import _pytree as pytree

@@ -5,7 +5,7 @@ PyTorch's export cannot know such a value and names it: ``u0`` (an integer), ``z
 (``tinytorch/_symbolic.py``), each holding the example's number, which the program runs on, and its node:
 
   * **Arithmetic** with it is a node of the graph (``mul = item * 2``, printed ``Sym(2*u0)``), and an op given it
-    (``y * n``, ``torch.zeros(n)``) takes its node as the argument: ``proxy_tensor._run`` hands the op the number
+    (``y * n``, ``torch.zeros(n)``) takes its node as the argument: ``_capture._run`` hands the op the number
     and the recording the symbol.
   * **Reading it as a Python value** (``int(n)``, ``float(x)``, ``if n > 0:``) would freeze the example's number:
     refused with PyTorch's ``GuardOnDataDependentSymNode`` and its text.
@@ -31,7 +31,7 @@ import traceback
 from .._dynamo.capture import user_frame
 from .._op_namespace import ops
 from .._symbolic import SymBool, SymFloat, SymInt, _Symbolic, concrete
-from ..fx.experimental.proxy_tensor import _user_stack
+from ..fx.experimental._capture import _user_stack
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from .dynamic_shapes import Symbol, ValueRanges, _expression as _sum, _shapes, _signature, int_oo
 

@@ -57,8 +57,10 @@ def is_scripting() -> bool:
 def is_tracing() -> bool:
     """True while ``torch.jit.trace`` records the program calling it."""
     trace_module = sys.modules.get(f"{__name__}._trace")
-    state = None if trace_module is None else trace_module._WATCH.state
-    return state is not None and state.refuse_values is None
+    if trace_module is None:
+        return False
+    reads = trace_module._capture._THREAD.reads
+    return isinstance(reads, trace_module._Reads) and reads.refuse_values is None
 
 
 def annotate(the_type, the_value):

@@ -1,7 +1,7 @@
 """``torch.jit.trace`` and ``torch.jit.script`` on tinytorch's graph capture.
 
 There is no TorchScript here. ``trace(fn_or_module, example_inputs)`` runs the program once under the same capture
-as ``torch.export`` (``tinytorch/fx/experimental/proxy_tensor.py``, one level up: ``aten.linear.default`` as the
+as ``torch.export`` (``tinytorch/fx/experimental/_capture.py``, one level up: ``aten.linear.default`` as the
 Python API called it) and keeps the fx graph it records, with what PyTorch's TorchScript text shows beside it: the
 local variable each tensor was held in when an op first took it, and the submodule calls (``_Call``). The result
 runs that graph; ``.graph``, ``.inlined_graph`` and ``.code`` print it as TorchScript (``_ir.py``).
@@ -28,17 +28,15 @@ import importlib
 import inspect
 import os
 import sys
-import operator
 import textwrap
-import threading
 import warnings
 
 import numpy as np
 
-from ..fx.experimental import proxy_tensor as _capture
+from ..fx.experimental import _capture
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
-from ..tensor import Tensor, _make, register_attribute
+from ..tensor import Tensor, _make
 from ..utils import _pytree as pytree
 from . import _ir, _script_ir
 _tinytorch = sys.modules["tinytorch"]  # the namespace: whether an op is also torch.<name>
@@ -79,35 +77,16 @@ _VALUE_MSG = ("Converting a tensor to a Python {} might cause the trace to be in
 
 _OUTPUT_TYPES = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
-# -- watching what a traced program reads from its tensors -------------------------------------------------
-# Tensor's conversions to Python values (PyTorch's word for each in its warning) and its size reads. They are
-# wrapped while a jit trace runs; the wrappers act only in the tracing thread and only in the program's own code
-# (an op reading its operands' values is the op's business: the capture's hook is off inside ops).
-_VALUES = {"__bool__": "boolean", "__float__": "float", "__int__": "integer", "__index__": "index",
-           "item": "number", "tolist": "list", "numpy": "NumPy array"}
-_SIZES = ("size", "__len__", "numel", "shape", "__iter__")  # iterating unbinds the first dim's size
-
-
-class _Watch(threading.local):
-    state = None  # the _Reads of the trace running in this thread
-
-
-_WATCH = _Watch()
-_watchers = [0]
-_lock = threading.Lock()
-_originals: dict = {}
-
-
-class _Reads:
-    """What one trace saw: the sizes it read, and whether a value read raises (script) or warns (trace)."""
+class _Reads(_capture.Reads):
+    """What one trace does with the program's reads (``_capture.Reads``): a value read raises (script) or warns
+    (trace), a size read pins the inputs' shapes."""
 
     def __init__(self, refuse_values: str | None = None):
+        super().__init__()
         self.refuse_values = refuse_values  # script: the name of the function that cannot read values
-        self.sizes = False
 
-    def read_value(self, what: str) -> bool:
-        """The program converts a tensor to a Python ``what``: script refuses it; a trace warns (False: not
-        handled here). ``torch.compile``'s capture (``tinytorch/_dynamo/capture.py``) answers otherwise."""
+    def read_value(self, what: str) -> None:
+        """The program converts a tensor to a Python ``what``: script refuses it; a trace warns."""
         if self.refuse_values is not None:
             raise RuntimeError(
                 f"tinytorch.jit.script cannot compile {self.refuse_values}: it converts a tensor to a Python {what} "
@@ -115,69 +94,7 @@ class _Reads:
                 "tinytorch's script, which traces the program for each input signature, cannot follow. Call "
                 "it without torch.jit.script, or use torch.jit.trace where the flow does not depend on the "
                 "data")
-        return False
-
-    def size_read(self, t) -> None:
-        """The program read ``t``'s sizes."""
-        self.sizes = True
-
-    def made_value(self, t, what: str):
-        """The value the program gets for ``t``'s conversion to a Python ``what``, made here (``torch.export``'s
-        unbacked symbols); None: the conversion runs as it is."""
-        return None
-
-
-def _in_program() -> bool:
-    return _WATCH.state is not None and _capture._THREAD.hook is not None
-
-
-def _value_read(fn, what: str):
-    def read(self, *args, **kwargs):
-        if _in_program():
-            made = _WATCH.state.made_value(self, what)
-            if made is not None:
-                return made
-            if not _WATCH.state.read_value(what):
-                warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=2)
-        return fn(self, *args, **kwargs)
-    read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    return read
-
-
-def _size_read(fn):
-    def read(self, *args, **kwargs):
-        if _in_program():
-            _WATCH.state.size_read(self)
-        return fn(self, *args, **kwargs)
-    read.__name__, read.__qualname__, read.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    return read
-
-
-@contextlib.contextmanager
-def _watching(reads: _Reads):
-    with _lock:
-        if not _watchers[0]:
-            for name, what in _VALUES.items():
-                _originals[name] = getattr(Tensor, name)
-                register_attribute(name, _value_read(_originals[name], what))
-            for name in _SIZES:
-                _originals[name] = inspect.getattr_static(Tensor, name)
-                if isinstance(_originals[name], property):
-                    register_attribute(name, property(_size_read(_originals[name].fget)))
-                else:
-                    register_attribute(name, _size_read(_originals[name]))
-        _watchers[0] += 1
-    _WATCH.state = reads
-    try:
-        yield reads
-    finally:
-        _WATCH.state = None
-        with _lock:
-            _watchers[0] -= 1
-            if not _watchers[0]:
-                for name, original in _originals.items():
-                    register_attribute(name, original)
-                _originals.clear()
+        warnings.warn(_VALUE_MSG.format(what), TracerWarning, stacklevel=3)  # (the line that read it)
 
 
 # -- one trace --------------------------------------------------------------------------------------------
@@ -269,12 +186,12 @@ def _as_constants(x, made: set):
 
 
 class _Recording(_capture.Recording):
-    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value`` (``operator.getitem``
-    and ``setitem`` nodes running tinytorch's indexing again), where the ATen rules have no decomposition. A tensor
-    made from data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning."""
+    """The capture's recording, indexing kept as Python's ``x[key]`` and ``x[key] = value``. A tensor made from
+    data (``torch.tensor``, ``from_numpy``) is no node: it is held as a constant, with PyTorch's warning (where
+    torch.compile's capture records ``aten.tensor`` as a node, as dynamo does). Beside the graph it notes what
+    TorchScript's text shows: the local names of the tensors and the submodule calls (``_ir.py``)."""
 
-    # jit.trace's rule; torch.compile's capture (a subclass) records ``aten.tensor`` as a node, as dynamo does
-    data_as_constants = True
+    python_indexing = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -342,18 +259,12 @@ class _Recording(_capture.Recording):
                 self.local_names.append((position, node, name))
 
     def _record_op(self, decl, spelling, args, kwargs, out, stack) -> None:
-        if self.data_as_constants:
-            if decl.name in _DATA_FACTORIES and spelling is None:
-                warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
-                self.data_constants.add(id(out))
-                return
-            args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
-        if decl.name == "getitem" and isinstance(out, Tensor) and not kwargs:
-            self.bind(out, self.graph.create_node("call_function", operator.getitem, self.node(tuple(args))))
-        elif decl.name == "setitem" and not kwargs:
-            self.graph.create_node("call_function", operator.setitem, self.node(tuple(args)))
-        else:
-            super().record(decl, spelling, args, kwargs, out, stack)
+        if decl.name in _DATA_FACTORIES and spelling is None:
+            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
+            self.data_constants.add(id(out))
+            return
+        args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)
+        super().record(decl, spelling, args, kwargs, out, stack)
 
 
 _OWN = _capture.PACKAGE
@@ -438,7 +349,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
     before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
     calls = _watching_calls(module, rec) if module is not None else contextlib.nullcontext()
-    with _capture.capturing(rec), _watching(reads), calls:
+    with _capture.capturing(rec), _capture.watching(reads), calls:
         out = fn(*args)
     out_leaves, out_spec = pytree.tree_flatten(out)
     if not all(isinstance(t, Tensor) for t in out_leaves) or out is None:

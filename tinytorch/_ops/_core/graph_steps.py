@@ -10,9 +10,9 @@ on arrays. The op files never ask whether a capture runs; the capture package sa
 - ``step(module, name)``: a step an op file calls by a module-level name (``scatter_gather._zeros_scatter``),
   as ``fn(step, *args, **kwargs)``: ``step`` is the op file's own, for the capture to call, wrap or replace.
 
-Nothing is bound until a capture starts (``bind``, called by ``proxy_tensor.capturing``), so the op files run as
-written, at no cost. While any capture runs, each registered function stands where what it replaces stood and
-acts only where ``capturing()`` holds (this thread records, and not inside an op being recorded); elsewhere
+Nothing is bound until a capture starts (``bind``, called by ``_capture.capturing`` in fx/experimental), so the op
+files run as written, at no cost. While any capture runs, each registered function stands where what it replaces
+stood and acts only where ``capturing()`` holds (this thread records, and not inside an op being recorded); elsewhere
 (another thread, an op's own inner calls) what it replaced runs. ``unbind`` puts everything back when the last
 capture ends. This is the second layer's mechanism (``paths.py``: PyTorch's CPU paths registered from
 ``tinytorch/_cpu``) used by the capture: the idea of an op in its file, what a transformation needs registered

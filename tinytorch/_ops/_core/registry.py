@@ -127,7 +127,7 @@ def bind_profiler(hook) -> None:
     _profiler_hook[0] = hook
 
 
-# set by tinytorch/fx/experimental/proxy_tensor.py while a graph capture (make_fx, export) runs in some thread:
+# set by tinytorch/fx/experimental/_capture.py while a graph capture (make_fx, export) runs in some thread:
 # its per-thread state, whose ``hook(public, decl, args, kwargs)`` records the call as graph nodes (None in other
 # threads, and while a recorded op runs); until a capture starts, the one cost is a flag test
 CAPTURE = [None]
