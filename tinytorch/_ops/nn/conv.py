@@ -18,7 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ... import _meta_data
-from ..._dtype import FROM_NP, cpp_name
+from ..._dtype import FROM_NP, SHOWN_AS, cpp_name
 from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
@@ -281,7 +281,7 @@ def _dims(shape) -> str:
 def _legacy(a: np.ndarray) -> str:
     if a.dtype.kind == "c":  # PyTorch names complex tensor types by their dispatch key
         return f"CPU{FROM_NP[a.dtype]._scalar}Type"
-    return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
+    return f"{SHOWN_AS[0]}.{FROM_NP[a.dtype]._legacy}"
 
 
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):

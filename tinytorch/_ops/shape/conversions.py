@@ -32,7 +32,7 @@ class memory_format:
         self._name = name
 
     def __repr__(self) -> str:
-        return f"tinytorch.{self._name}"
+        return f"{_dtype.SHOWN_AS[0]}.{self._name}"
 
     def __reduce__(self):
         return self._name
