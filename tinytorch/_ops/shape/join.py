@@ -175,7 +175,8 @@ def _split_method(self, split_size, dim: int = 0):
     return split(self, split_size, dim)  # (Tensor.split names its sizes split_size, as PyTorch's)
 
 
-@op(variants="function method", method=_split_method, batch=rules.split, python_method=True)
+@op(variants="function method", method=_split_method, batch=rules.split, python_method=True,
+    python_function=True)
 def split(input: Tensor, split_size_or_sections, dim: int = 0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     x = input._data
