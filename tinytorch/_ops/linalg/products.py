@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ..._dtype import FLOATING_NP, LOWP_NP
+from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP
 from ..._dtype_info import result_type
 from ...autograd.grad_mode import no_grad
 from ..creation.factory import ones_like, scalar_tensor, zeros_like
@@ -424,7 +424,19 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
+    addmm_dtypes(input._data, a, b)
     return _addmul(AddmmBackward0, input, mat1, mat2, beta, alpha)
+
+
+def addmm_dtypes(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """addmm's operands share one dtype, checked as PyTorch's addmm checks them: ``self`` (``x``) against
+    ``mat2`` first, then ``mat1``; nothing is promoted (nn.Linear's fused node checks the same)."""
+    if x.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[x.dtype]._scalar} and "
+                           f"{FROM_NP[b.dtype]._scalar}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {FROM_NP[a.dtype]._scalar} and "
+                           f"{FROM_NP[b.dtype]._scalar}")
 
 
 @op(variants="function method inplace torch_inplace out", overlap="partial")
