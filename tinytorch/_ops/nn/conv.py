@@ -26,6 +26,7 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
 from .._core.record import record
 from .._core.registry import aten_only, op
+from .._kernels.parallel import get_num_threads
 from ..pointwise.complex import view_as_real
 from ._conv_pad import pad_for_conv as _pad  # even kernels: PyTorch pads the extra zero on the right first
 
@@ -284,17 +285,40 @@ def _legacy(a: np.ndarray) -> str:
     return f"{SHOWN_AS[0]}.{FROM_NP[a.dtype]._legacy}"
 
 
+def _onednn(x: np.ndarray, w: np.ndarray, stride, dilation, groups) -> bool:
+    """Whether PyTorch's CPU convolution runs these operands on oneDNN (its ``use_mkldnn``): float32 only, then
+    a batch, groups, kernels wider than 3x3 or an input of more than 20480 elements in its first four dims
+    (a 1-d convolution seen as a 2-d one of height 1), a 1x1 kernel only strided, dilated, on a batch of 16 or
+    on more than one thread. The dtype errors a learner meets (a float64 batch into a float32 model) are worded by
+    the path taken."""
+    if x.dtype != np.float32 or x.ndim < 3 or w.ndim < 3:
+        return False
+    xs = x.shape[:2] + (1,) + x.shape[2:] if x.ndim == 3 else x.shape
+    ws = w.shape[:2] + (1,) + w.shape[2:] if w.ndim == 3 else w.shape
+    if not (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or xs[0] >= 16 or ws[-1] != 1
+            or ws[-2] != 1 or get_num_threads() > 1):
+        return False
+    return groups > 1 or (ws[-1] > 3 and ws[-2] > 3) or xs[0] > 1 or xs[0] * xs[1] * xs[2] * xs[3] > 20480
+
+
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
+    real = x.dtype.kind != "c"
+    # PyTorch's convolution checks the bias first (a transposed one's only on oneDNN, below)
+    if real and not transposed and b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type ({cpp_name(b.dtype)}) should be the same")
     if x.dtype != w.dtype:
-        if x.shape[0] == 1 and x.dtype.kind != "c":  # PyTorch's CPU kernel for a batch of one checks first
+        if real and not _onednn(x, w, stride, dilation, groups):  # the native kernel's words
             raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._scalar} but found "
                                f"{FROM_NP[w.dtype]._scalar}")
         # PyTorch's complex input path tests the weight's type before its MKLDNN alternative
-        tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
+        tail = " or input should be a MKLDNN tensor and weight is a dense tensor" if real else ""
         raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")
     if b is not None and b.dtype != x.dtype:
-        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type "
-                           f"({cpp_name(b.dtype)}) should be the same")
+        if real and _onednn(x, w, stride, dilation, groups):
+            raise RuntimeError(f"Input type ({_legacy(x)}) and bias type ({_legacy(b)}) should be the same or input "
+                               "should be a MKLDNN tensor and bias is a dense tensor")
+        # (PyTorch's native transposed kernel adds a bias of another dtype; refused here)
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type ({cpp_name(b.dtype)}) should be the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
