@@ -52,7 +52,7 @@ def _as_tensors(tensors, fn: str):
     if not tensors:
         if fn == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
-        raise ValueError(f"tinytorch.{fn}(): expected a non-empty list of Tensors")
+        raise ValueError(f"{_dtype.SHOWN_AS[0]}.{fn}(): expected a non-empty list of Tensors")
     return tensors
 
 
