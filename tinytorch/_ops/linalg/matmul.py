@@ -36,6 +36,12 @@ def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
                            f"{cpp_name(b.dtype)}")
 
 
+def addmv_dtype_error(x: np.ndarray, a: np.ndarray, v: np.ndarray) -> str:
+    """PyTorch's addmv's words for operands of more than one dtype (mv's too, whose result takes the vector's)."""
+    return (f"addmv input tensors must have the same dtype, but got {FROM_NP[x.dtype]._scalar}, "
+            f"{FROM_NP[a.dtype]._scalar}, and {FROM_NP[v.dtype]._scalar}")
+
+
 def _matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
     """matmul's error for operands of two dtypes, in the words of the kernel PyTorch's matmul reaches: bmm's
     where ``b`` is batched, addmv's for a vector ``b`` after a matrix (or a batch folded into one), else dot's or
@@ -43,7 +49,6 @@ def _matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
     if b.ndim >= 3:
         raise RuntimeError(f"expected scalar type {FROM_NP[a.dtype]._scalar} but found {FROM_NP[b.dtype]._scalar}")
     if b.ndim == 1 and a.ndim >= 2:
-        from .products import addmv_dtype_error  # (products builds on this module)
         raise RuntimeError(addmv_dtype_error(b, a, b))
     _check_dtypes(a, b)
 

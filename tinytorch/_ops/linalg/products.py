@@ -32,7 +32,7 @@ from .norms import NormBackward1, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from . import matmul as _mm  # (its _np_matmul through the module: a CPU path may stand in its place)
-from .matmul import _check_dtypes
+from .matmul import _check_dtypes, addmv_dtype_error
 from .._core.batching import composite, level_of
 
 
@@ -456,11 +456,6 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> 
         raise RuntimeError(addmv_dtype_error(input._data, a, v))
     return _addmul(AddmvBackward0, input, mat, vec, beta, alpha)
 
-
-def addmv_dtype_error(x: np.ndarray, a: np.ndarray, v: np.ndarray) -> str:
-    """PyTorch's addmv's words for operands of more than one dtype (mv's too, whose result takes the vector's)."""
-    return (f"addmv input tensors must have the same dtype, but got {FROM_NP[x.dtype]._scalar}, "
-            f"{FROM_NP[a.dtype]._scalar}, and {FROM_NP[v.dtype]._scalar}")
 
 
 @op(variants="function method inplace out", autocast="lower", overlap="partial")
