@@ -92,7 +92,7 @@ _LAZY_SUBMODULES = frozenset({"distributions", "onnx", "multiprocessing", "hub",
                               "_custom_ops", "torch_version", "ao", "quantization", "fx", "_dynamo", "types",
                               "_functorch", "functional", "xpu", "mtia", "__future__", "overrides", "futures",
                               "__config__", "_subclasses", "jit", "compiler", "_logging", "_inductor",
-                              "_higher_order_ops", "lens"})
+                              "_higher_order_ops", "lens", "return_types"})
 
 
 # functions of those submodules that PyTorch has in its own namespace: found there on first use

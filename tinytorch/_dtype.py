@@ -117,7 +117,7 @@ class qscheme:
         self.name = name
 
     def __repr__(self) -> str:
-        return f"tinytorch.{self.name}"
+        return f"{SHOWN_AS[0]}.{self.name}"
 
     def __reduce__(self):
         return self.name  # unpickles as the module-level singleton

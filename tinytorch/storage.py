@@ -112,7 +112,7 @@ class UntypedStorage:
 
     def __repr__(self) -> str:
         body = "\n".join(f" {v}" for v in self._bytes.tolist())
-        return f"{body}\n[tinytorch.storage.UntypedStorage(device=cpu) of size {self.size()}]".lstrip("\n")
+        return f"{body}\n[{_dtype.SHOWN_AS[0]}.storage.UntypedStorage(device=cpu) of size {self.size()}]".lstrip("\n")
 
 
 class TypedStorage:
@@ -159,7 +159,7 @@ class TypedStorage:
 
     def __repr__(self) -> str:
         body = "\n".join(f" {v}" for v in self._array.tolist())
-        head = f"[tinytorch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+        head = f"[{_dtype.SHOWN_AS[0]}.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
         return f"{body}\n{head}" if body else head
 
 

@@ -68,6 +68,43 @@ def test_reprs_name_the_package_as_torch():
     assert rest.strip() == repr(torch.arange(30, dtype=torch.float16).reshape(3, 10))
 
 
+_VALUE_REPRS = """
+    import torch
+    x = torch.tensor([[3.0, 1.0], [2.0, 4.0]])
+    print(torch.max(x, 1), torch.sort(x[0]), torch.aminmax(x), torch.cummin(x, 0), torch.slogdet(torch.eye(2)))
+    print(type(torch.topk(x, 1)).__qualname__, type(torch.linalg.qr(x)).__qualname__,
+          torch.return_types.max((x, x)).indices is x, type(torch.max(x, 0)) is torch.return_types.max)
+    print(x.type(), x.long().type(), torch.strided, torch.sparse_coo, torch.channels_last, torch.per_tensor_affine)
+    print(x.untyped_storage().nbytes(), torch.tensor([1.5]).untyped_storage(), torch.tensor([1.5]).storage())
+    print(torch.ones(2).to_sparse(), torch.ones(2, 2).to_sparse_csr())
+    print(torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8))
+    for call in (lambda: torch.cat([]), lambda: torch.ones(2).to("cpu", "x"),
+                 lambda: torch.nn.Embedding(5, 2)(torch.tensor([1.0]))):
+        try:
+            call()
+        except (ValueError, TypeError, RuntimeError) as e:
+            print(e)
+    a = torch.ones(3, requires_grad=True)
+    b = a.sigmoid()
+    b.mul_(2)
+    try:
+        b.sum().backward()
+    except RuntimeError as e:
+        print(e)
+"""
+
+
+def test_value_reprs_name_torch_as_pytorchs(tmp_path):
+    # what values print under install_as_torch (named tuples, layouts, legacy type names, storages, the
+    # in-place error learners meet) names the package "torch", as PyTorch's own output does
+    pytest.importorskip("torch")
+    theirs = run("import warnings\nwarnings.simplefilter('ignore')\n" + textwrap.dedent(_VALUE_REPRS))
+    ours = run("import warnings\nwarnings.simplefilter('ignore')\nimport tinytorch\ntinytorch.install_as_torch()\n"
+               + textwrap.dedent(_VALUE_REPRS))
+    assert "tinytorch" not in ours
+    assert ours == theirs
+
+
 def test_one_module_object_per_name():
     # a submodule first imported through its torch name (the lazily loaded ones, a nested package's module)
     # is one module object under both names: its file runs once, and the attribute set on the parent is it

@@ -473,3 +473,41 @@ def test_conv_input_gradients_after_another_geometry_of_the_same_planes(torch):
             g = _r(tuple(y.shape), 9)
             got.append(lib.autograd.grad(y, xt, lib.tensor(g))[0].detach().numpy())
         np.testing.assert_allclose(got[0], got[1], rtol=1e-10, atol=1e-10, err_msg=str(kw))
+
+
+# (conv, input shape, weight shape, groups): batches of one and more, kernels up to and past 3x3, images past
+# 20480 elements in their first four dims, groups: what decides whether PyTorch's float32 convolution runs
+# oneDNN, whose dtype errors are worded otherwise than its native kernel's
+_DTYPE_CASES = [
+    ("conv2d", (1, 1, 5, 5), (2, 1, 3, 3), 1), ("conv2d", (1, 1, 6, 6), (2, 1, 5, 5), 1),
+    ("conv2d", (4, 1, 5, 5), (2, 1, 3, 3), 1), ("conv2d", (1, 3, 100, 100), (2, 3, 3, 3), 1),
+    ("conv2d", (1, 2, 5, 5), (2, 1, 3, 3), 2), ("conv1d", (1, 1, 9), (2, 1, 5), 1), ("conv1d", (3, 1, 9), (2, 1, 3), 1),
+    ("conv3d", (2, 1, 4, 4, 4), (2, 1, 2, 2, 2), 1), ("conv_transpose2d", (1, 1, 4, 4), (1, 2, 3, 3), 1),
+    ("conv_transpose2d", (3, 1, 4, 4), (1, 2, 3, 3), 1),
+]
+
+
+@pytest.mark.parametrize("conv, x_shape, w_shape, groups", _DTYPE_CASES)
+@pytest.mark.parametrize("x_dtype, w_dtype, b_dtype", [
+    ("float64", "float32", "float32"), ("float64", "float32", None), ("float32", "float64", None),
+    ("float32", "float64", "float32"), ("float32", "float64", "float64"), ("float64", "float32", "float64"),
+    ("float32", "float32", "float64")])
+def test_mixed_dtypes_raise_pytorchs_error(torch, conv, x_shape, w_shape, groups, x_dtype, w_dtype, b_dtype):
+    """A float64 batch (numpy's default) into a float32 model's convolution: PyTorch checks the bias first, then
+    the weight, in its native kernel's words or oneDNN's by the path it takes."""
+    def error(lib):
+        out_c = w_shape[1] * groups if conv.startswith("conv_transpose") else w_shape[0]
+        bias = None if b_dtype is None else lib.ones(out_c, dtype=getattr(lib, b_dtype))
+        try:
+            getattr(lib.nn.functional, conv)(lib.ones(x_shape, dtype=getattr(lib, x_dtype)),
+                                             lib.ones(w_shape, dtype=getattr(lib, w_dtype)), bias, groups=groups)
+        except RuntimeError as e:
+            return str(e).replace("tinytorch.", "torch.")
+        return "taken"
+
+    theirs = error(torch)
+    if theirs == "taken":  # PyTorch's native transposed kernel adds a bias of another dtype: refused here
+        assert conv.startswith("conv_transpose") and x_dtype == w_dtype
+        assert "bias type" in error(tt)
+    else:
+        assert error(tt) == theirs

@@ -194,3 +194,41 @@ def test_batch_one_weight_gradient_bits(dtype, sizes):
     # values, zeros' signs aside (numpy's GEMM adds each product to a zero, which turns -0.0 into +0.0)
     _paths.assert_bits(results[0], results[1], ulps=0, exact_on=(_paths.torch_path(),), what=f"{dtype} {sizes}")
     assert np.dtype(dtype) in _blas_outer._checked_ger()  # the BLAS passed its self-check here
+
+
+def _error(call):
+    try:
+        call()
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (2, 4, 3), (0, 3)])
+@pytest.mark.parametrize("dtypes", [("float64", "float32", None), ("float32", "float64", None),
+                                    ("float64", "float32", "float32"), ("float32", "float64", "float32"),
+                                    ("float64", "float32", "float64"), ("float32", "float64", "float64")])
+def test_mixed_dtypes_raise_pytorchs_error(torch, shape, dtypes):
+    """A float64 input (numpy's default) to a float32 layer, the mistake learners meet first: the bias is addmm's
+    self, checked against W first, then the input (mm's words without a bias)."""
+    x, w, b = dtypes
+
+    def call(lib):
+        bias = None if b is None else lib.ones(2, dtype=getattr(lib, b))
+        return lambda: lib.nn.functional.linear(lib.ones(shape, dtype=getattr(lib, x)),
+                                                lib.ones(2, 3, dtype=getattr(lib, w)), bias)
+
+    theirs = _error(call(torch))
+    assert theirs is not None and _error(call(tt)) == theirs
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64", "float32"), ("float64", "float64", "float32"),
+                                    ("float32", "float32", "float64"), ("float64", "float32", "float32")])
+def test_addmm_refuses_mixed_dtypes_as_pytorch(torch, dtypes):
+    """addmm promoted mixed operands silently; PyTorch checks self against mat2, then mat1."""
+    def call(lib):
+        s, m1, m2 = (lib.ones(shape, dtype=getattr(lib, d)) for shape, d in zip(((2, 2), (2, 3), (3, 2)), dtypes))
+        return lambda: lib.addmm(s, m1, m2)
+
+    theirs = _error(call(torch))
+    assert theirs is not None and _error(call(tt)) == theirs

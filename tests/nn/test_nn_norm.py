@@ -64,6 +64,26 @@ def test_group_norm_matches_torch(torch, dtype, shape, groups):
     compare(torch, lambda lib, x: lib.nn.functional.group_norm(x, groups), [rand(shape, 0, dtype)])
 
 
+@pytest.mark.parametrize("norm", ["layer_norm", "group_norm", "batch_norm"])
+@pytest.mark.parametrize("x_dtype, p_dtype", [("float64", "float32"), ("float32", "float64"), ("float32", "float16"),
+                                              ("float32", "bfloat16"), ("bfloat16", "float32")])
+def test_norms_of_mixed_dtypes_as_pytorch(torch, norm, x_dtype, p_dtype):
+    """A float64 input to a float32 model's norm layer is refused, in PyTorch's CPU words; a bfloat16 input
+    with float32 parameters is the one mixed call taken (the output in the input's dtype)."""
+    def outcome(lib):
+        x, p = lib.ones(4, 2, 3, dtype=getattr(lib, x_dtype)), lib.ones(2, dtype=getattr(lib, p_dtype))
+        F = lib.nn.functional
+        call = {"layer_norm": lambda: F.layer_norm(x, (3,), lib.ones(3, dtype=p.dtype), lib.zeros(3, dtype=p.dtype)),
+                "group_norm": lambda: F.group_norm(x, 1, p, p),
+                "batch_norm": lambda: F.batch_norm(x, None, None, p, p, True)}[norm]
+        try:
+            return str(call().dtype).rpartition(".")[2]
+        except RuntimeError as e:
+            return str(e)
+
+    assert outcome(tt) == outcome(torch)
+
+
 def test_norm_next_functions_follow_torch(torch):
     x = rand((2, 3, 4))
     for fn in [lambda lib, x, w: lib.nn.functional.layer_norm(x, (4,), None, w),

@@ -80,8 +80,8 @@ class QuantizedTensor(Tensor):
         indent = len(prefix)
         values = _fbgemm.dequantize(self._data, self._scale, self._zero_point)
         body = "[]" if values.size == 0 else tensor_body(values, True, indent)
-        suffixes = [f"size={tuple(self._data.shape)}", f"dtype=tinytorch.{self._qdtype.name}",
-                    "quantization_scheme=tinytorch.per_tensor_affine", f"scale={self._scale!r}",
+        suffixes = [f"size={tuple(self._data.shape)}", f"dtype={_dtype.SHOWN_AS[0]}.{self._qdtype.name}",
+                    f"quantization_scheme={_dtype.SHOWN_AS[0]}.per_tensor_affine", f"scale={self._scale!r}",
                     f"zero_point={self._zero_point}"]
         return _add_suffixes(prefix + body, suffixes, indent)
 

@@ -63,7 +63,7 @@ class _TensorPlacement:
     def type(self, dtype=None, non_blocking: bool = False):
         """With no argument the legacy type name (``'tinytorch.FloatTensor'``); else a cast."""
         if dtype is None:
-            return f"tinytorch.{self.dtype._legacy}"
+            return f"{_dtype.SHOWN_AS[0]}.{self.dtype._legacy}"
         if isinstance(dtype, str):
             module, _, name = dtype.rpartition(".")
             match = [d for d in _dtype.ALL if d._legacy == name and module in ("torch", "tinytorch")]

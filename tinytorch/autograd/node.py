@@ -13,6 +13,7 @@ import weakref
 
 import numpy as np
 
+from .._dtype import SHOWN_AS
 from .grad_mode import _Active, _State, version_counter
 
 # tinytorch.tensor builds on this module (a tensor's grad_fn is a Node), so this module cannot import
@@ -913,7 +914,7 @@ def sum_to(g, shape: tuple):
 
 
 def _type_name(t) -> str:
-    return f"tinytorch.{t.dtype._legacy}"
+    return f"{SHOWN_AS[0]}.{t.dtype._legacy}"
 
 
 def _producer(t, saver: Node):
@@ -940,4 +941,4 @@ def _modified_msg(t, expected: int, saver: Node) -> str:
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{_type_name(t)} {shape}]{where} is at version {t._vc[0]}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
-        "compute its gradient, with tinytorch.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"compute its gradient, with {SHOWN_AS[0]}.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import warnings
 import sys
 
 from .. import _dtype, device, layout, memory_format, serialization as _serialization
@@ -130,6 +131,12 @@ def _build(tree: dict, tensors: dict, prefix: str, top: bool) -> TracedModule:
 
 def save(m, f, _extra_files=None) -> None:
     """Write a traced module or function (``torch.jit.trace``'s result) to ``f`` (a path or a binary file)."""
+    warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning)
+    write(m, f)
+
+
+def write(m, f) -> None:
+    """``save`` without its deprecation warning: a program's own ``.save(f)``, which PyTorch does not warn of."""
     if isinstance(m, (RecursiveScriptModule,)) or (isinstance(m, ScriptFunction) and not hasattr(m, "_program")):
         raise RuntimeError(_NO_SCRIPT_SAVE)
     if not isinstance(m, (TopLevelTracedModule, ScriptFunction)):
@@ -157,6 +164,7 @@ def save(m, f, _extra_files=None) -> None:
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False):
     """A traced module or function written by ``save``."""
+    warnings.warn("`torch.jit.load` is deprecated. Please switch to `torch.export`.", DeprecationWarning)
     if isinstance(f, (str, os.PathLike)):  # PyTorch checks a path before it opens it
         if not os.path.exists(f):
             raise ValueError(f"The provided filename {f} does not exist")

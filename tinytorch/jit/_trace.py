@@ -440,7 +440,7 @@ class ScriptFunction:
         return _call(self._program, None, self.name, args)
 
     def save(self, f, _extra_files=None):
-        importlib.import_module("._serialization", __package__).save(self, f)
+        importlib.import_module("._serialization", __package__).write(self, f)
 
     def __repr__(self) -> str:
         return f"<tinytorch.jit.ScriptFunction {self.name}>"
@@ -540,7 +540,7 @@ class TopLevelTracedModule(TracedModule):
         return self._original
 
     def save(self, f, _extra_files=None):
-        importlib.import_module("._serialization", __package__).save(self, f)
+        importlib.import_module("._serialization", __package__).write(self, f)
 
 
 def _as_args(example_inputs) -> tuple:
@@ -565,8 +565,10 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
           _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
     """``func`` (a function or a module) run once on ``example_inputs`` and recorded: a ``ScriptFunction`` or a
     ``TopLevelTracedModule`` that runs the recorded graph (see the module docstring)."""
+    # PyTorch's deprecations of TorchScript name no caller (no stacklevel): Python's default filters, which show a
+    # DeprecationWarning only where __main__ triggers it, keep them quiet, as here
     warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning, stacklevel=2)
+                  DeprecationWarning)
     if isinstance(func, (ScriptModule, ScriptFunction)):
         warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
                       "as is.", stacklevel=2)
@@ -604,6 +606,8 @@ def trace_module(mod, inputs, optimize=None, check_trace: bool = True, check_inp
     """``inputs``: {method name: example inputs}; tinytorch traces ``forward`` only."""
     if set(inputs) != {"forward"}:
         raise NotImplementedError("tinytorch.jit.trace_module traces forward only")
+    warnings.warn("`torch.jit.trace_method` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning)  # (no caller named, as trace's)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return trace(mod, inputs["forward"], check_trace=check_trace, check_inputs=check_inputs, strict=strict)
@@ -758,7 +762,7 @@ def script(obj=None, optimize=None, _frames_up: int = 0, _rcb=None, example_inpu
     """A module or function to run as the traces of its calls (see the module docstring); classes and other
     objects are returned as they are (they run eagerly)."""
     warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning, stacklevel=2)
+                  DeprecationWarning)  # (no caller named, as trace's)
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, Module):

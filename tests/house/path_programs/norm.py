@@ -29,8 +29,7 @@ def _layer_norm(rng, dtype, shape):
     yield "parameters only need grad", (lambda x, w, b: F.layer_norm(x.detach(), (c,), w, b)), [x, w, b]
     yield "saved statistics", (lambda x, w, b: _with_saved(F.layer_norm(x, (c,), w, b))), [x, w, b]
     yield "native", (lambda x, w, b: tt.native_layer_norm(x, (c,), w, b, 1e-5)), [x, w, b]
-    if np.dtype(dtype) == np.float32:
-        yield "float64 weight", (lambda x, w, b: F.layer_norm(x, (c,), w.double(), b)), [x, w, b]
+    # (a float64 weight with a float32 input: PyTorch's mixed-dtype refusal, before any path: test_nn_norm.py)
     if len(shape) >= 2:
         # the gradient arrives permuted: rows of another order than memory's
         yield "permuted gradient", (lambda x, w, b: F.layer_norm(x, (c,), w, b).transpose(0, 1) * 1.5), [x, w, b]

@@ -98,6 +98,33 @@ def test_both_spellings_raise_pytorchs_type_error(fn, args, kwargs):
         assert ours == theirs
 
 
+# the functions PyTorch writes in Python (torch/functional.py, nn.functional) take no numpy spelling: refused, in
+# PyTorch's words (torch.unique's is named by the function PyTorch dispatches to, _return_output: the type only)
+@pytest.mark.parametrize("fn, args, kwargs", [
+    ("norm", (), {"axis": 1}), ("split", (1,), {"axis": 0}), ("unique", (), {"axis": 0}),
+    ("unique_consecutive", (), {"axis": 0}), ("nn.functional.softmax", (), {"axis": 1}),
+    ("nn.functional.log_softmax", (), {"axis": 1}), ("nn.functional.normalize", (), {"axis": 1}),
+    ("unflatten", (), {"axis": 1, "sizes": (3, 1)}),  # (a parsed op, though Tensor.unflatten is Python)
+])
+def test_python_functions_refuse_numpy_spellings(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        f = lib
+        for part in fn.split("."):
+            f = getattr(f, part)
+        try:
+            return _plain(f(_input(lib), *args, **kwargs))
+        except TypeError as e:
+            return "TypeError", str(e)
+
+    ours, theirs = outcome(tinytorch), outcome(torch)
+    if fn.startswith("unique"):
+        assert ours[0] == theirs[0] == "TypeError"
+    else:
+        _same(ours, theirs)
+
+
 # -- methods: PyTorch's parser reads x.X(...) as it reads torch.X(x, ...) ------------------------------------
 def _method_outcome(lib, fn, args, kwargs):
     args = tuple(a(lib) if callable(a) else a for a in args)

@@ -40,3 +40,31 @@ def test_outer_product_of_infinities_and_zeros_is_pytorchs_silently(torch, m, n,
     got = (tinytorch.tensor(a) @ tinytorch.tensor(b)).numpy()
     want = (torch.tensor(a) @ torch.tensor(b)).numpy()
     assert_bits(got, want, ulps=0, exact_on=("DEFAULT", "AVX2", "AVX512"), nan_payload=False, what="outer product")
+
+
+# (call, operand shapes): matmul of every rank pairing that reaches another kernel, and the fused products
+_MIXED = [("matmul", ((2, 3), (3,))), ("matmul", ((2, 2, 3), (2, 3, 2))), ("matmul", ((2, 3), (2, 3, 2))),
+          ("matmul", ((2, 2, 3), (3, 2))), ("matmul", ((3,), (3, 2))), ("matmul", ((2, 3), (3, 2))),
+          ("matmul", ((3,), (3,))), ("mv", ((2, 3), (3,))), ("bmm", ((2, 2, 3), (2, 3, 2))),
+          ("addmv", ((2,), (2, 3), (3,))), ("baddbmm", ((2, 2, 2), (2, 2, 3), (2, 3, 2))),
+          ("einsum", ((2, 3), (3, 2)))]
+
+
+@pytest.mark.parametrize("call, shapes, which", [(c, s, i) for c, s in _MIXED for i in range(len(s))])
+def test_mixed_dtypes_raise_pytorchs_error(torch, call, shapes, which):
+    """One float64 operand among float32 ones: refused in the words of the kernel PyTorch reaches (addmv and
+    baddbmm promoted silently)."""
+
+    def error(lib):
+        ops = [lib.ones(s, dtype=lib.float64 if i == which else lib.float32) for i, s in enumerate(shapes)]
+        try:
+            if call == "einsum":
+                lib.einsum("ij,jk->ik", *ops)
+            else:
+                getattr(lib, call)(*ops)
+        except RuntimeError as e:
+            return str(e)
+        return None
+
+    theirs = error(torch)
+    assert theirs is not None and error(tinytorch) == theirs

@@ -218,6 +218,27 @@ def test_flip_spellings():
         _same(call)
 
 
+@pytest.mark.parametrize("call", ["flip", "permute", "reshape", "expand", "repeat", "view"])
+@pytest.mark.parametrize("ndim", [0, 2])
+def test_sizes_left_out_are_pytorchs_type_error(call, ndim):
+    """``x.flip()``, ``x.reshape()``...: PyTorch's parser refuses the call; a 0-d tensor took an empty shape here."""
+    got = []
+    for L in LIBS:
+        x = L.ones((2, 3)[:ndim])
+        with pytest.raises(TypeError) as err:
+            getattr(x, call)()
+        text = str(err.value).replace("tinytorch.", "torch.")
+        if call in ("flip", "permute", "reshape"):  # the functions too
+            with pytest.raises(TypeError) as again:
+                getattr(L, call)(x)
+            assert str(again.value).replace("tinytorch.", "torch.") == text
+        got.append(text)
+    assert got[0] == got[1]
+    # an empty sequence is a shape (0-d): taken by both
+    assert [tuple(getattr(L.ones((2, 3)[:ndim]), "reshape" if ndim == 0 else "flip")(()).shape) for L in LIBS] \
+        == [(2, 3)[:ndim]] * 2
+
+
 def test_index_fill_value_gradient_counts_each_slice_once():
     got = []
     for L in LIBS:

@@ -116,7 +116,9 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
     named = named_argument_error(error, decl.name)
     if named is not error:
         raise named from None
-    if not kwargs or decl.namespace == "":  # nn.functional's ops are Python functions in PyTorch too
+    # nn.functional's ops are Python functions in PyTorch too, and so are a few torch.X (``python_function``):
+    # no parser reads their keywords (torch.norm(x, axis=1) is refused)
+    if not kwargs or decl.namespace == "" or decl.python_function:
         return None
     found = _parameters(decl.impl)
     if found is None or all(k in found[0] for k in kwargs):

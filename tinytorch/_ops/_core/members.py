@@ -7,6 +7,7 @@ import numbers
 import types
 
 from ... import storage as _storage
+from ..._dtype import SHOWN_AS
 from ...autograd.grad_mode import _Active
 from ...autograd.node import Node
 from .arguments import parsed_method, renamed
@@ -23,7 +24,7 @@ class layout:
         self._name = name
 
     def __repr__(self) -> str:
-        return f"tinytorch.{self._name}"
+        return f"{SHOWN_AS[0]}.{self._name}"
 
     def __reduce__(self):
         return self._name

@@ -207,7 +207,7 @@ class OpDecl:
 
     __slots__ = ("name", "namespace", "impl", "public", "variants", "method", "inplace", "functional",
                  "dunders", "rdunders", "idunders", "batch", "no_batch", "extra", "own_out", "autocast", "onnx",
-                 "torch_inplace", "python_method", "overlap", "rules", "functional_apart", "meta",
+                 "torch_inplace", "python_method", "python_function", "overlap", "rules", "functional_apart", "meta",
                  "__weakref__")
 
     def __init__(self, name, namespace, impl, variants, method, inplace, functional, dunders, rdunders, idunders,
@@ -221,6 +221,7 @@ class OpDecl:
         self.public = None
         self.torch_inplace = {}  # name -> torch.X_, made by namespace()
         self.python_method = False  # PyTorch writes Tensor.X in Python: no parser reads its arguments
+        self.python_function = False  # and torch.X (torch/functional.py), whose keywords no parser reads either
         self.overlap = None  # what its writes refuse (``overlap.RULES``); None: its family's default
         self.functional_apart = False  # PyTorch's nn.functional.X is a Python function of its own, not torch.X
         self.meta = None  # how it runs on the meta device, where that differs (``META_RULES``)
@@ -261,8 +262,8 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False, overlap=None, functional_apart: bool = False, meta: str | None = None,
-       scalar=None):
+       python_method: bool = False, python_function: bool = False, overlap=None, functional_apart: bool = False,
+       meta: str | None = None, scalar=None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -289,6 +290,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
     python_method  PyTorch writes ``Tensor.X`` in Python (``torch/_tensor.py``: split, norm, unique...): no
                 argument parser reads its keywords, so they have no other spellings, and Python's errors name
                 it ``Tensor.X``.
+    python_function  PyTorch writes ``torch.X`` in Python too (``torch/functional.py``: split, norm, unique):
+                ``torch.norm(x, axis=1)`` is refused as there (the ops of its parser take ``axis``).
     functional_apart  PyTorch writes ``nn.functional.X`` in Python, apart from ``torch.X`` (``F.max_pool2d`` is not
                 ``torch.max_pool2d``, and torch.fx records a call of it by that function): ``nn.functional`` gives it
                 a spelling of its own (``spelling_of``).
@@ -331,6 +334,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                       tuple(idunders), batch, no_batch, tuple(extra), autocast)
         decl.own_out = own_out
         decl.python_method = python_method
+        decl.python_function = python_function
         decl.overlap = overlap
         decl.functional_apart = functional_apart
         decl.meta = meta

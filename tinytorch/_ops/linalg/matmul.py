@@ -36,6 +36,23 @@ def _check_dtypes(a: np.ndarray, b: np.ndarray) -> None:
                            f"{cpp_name(b.dtype)}")
 
 
+def addmv_dtype_error(x: np.ndarray, a: np.ndarray, v: np.ndarray) -> str:
+    """PyTorch's addmv's words for operands of more than one dtype (mv's too, whose result takes the vector's)."""
+    return (f"addmv input tensors must have the same dtype, but got {FROM_NP[x.dtype]._scalar}, "
+            f"{FROM_NP[a.dtype]._scalar}, and {FROM_NP[v.dtype]._scalar}")
+
+
+def _matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
+    """matmul's error for operands of two dtypes, in the words of the kernel PyTorch's matmul reaches: bmm's
+    where ``b`` is batched, addmv's for a vector ``b`` after a matrix (or a batch folded into one), else dot's or
+    mm's (``_check_dtypes``)."""
+    if b.ndim >= 3:
+        raise RuntimeError(f"expected scalar type {FROM_NP[a.dtype]._scalar} but found {FROM_NP[b.dtype]._scalar}")
+    if b.ndim == 1 and a.ndim >= 2:
+        raise RuntimeError(addmv_dtype_error(b, a, b))
+    _check_dtypes(a, b)
+
+
 def _shape_error(a: np.ndarray, b: np.ndarray):
     if a.ndim == 1 and b.ndim == 1:
         return RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
@@ -245,7 +262,8 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
     ad, bd = a._data, b._data
     if ad.ndim == 0 or bd.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {ad.ndim}D and {bd.ndim}D")
-    _check_dtypes(ad, bd)
+    if ad.dtype != bd.dtype:
+        _matmul_dtypes(ad, bd)
     k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
     if ad.shape[-1] != k_b:
         raise _shape_error(ad, bd)

@@ -397,6 +397,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 # -- determinants ----------------------------------------------------------------------------------
 slogdet_result = _named("linalg_slogdet", ("sign", "logabsdet"))
+legacy_slogdet_result = _named("slogdet", ("sign", "logabsdet"))  # torch.slogdet's own class
 
 
 class LinalgDetBackward0(Node):
@@ -456,8 +457,8 @@ def linalg_slogdet(A: Tensor):
 
 @op(variants="function method out", batch=batch_matrices)
 def slogdet(input: Tensor):
-    """``linalg.slogdet``."""
-    return linalg_slogdet(input)
+    """``linalg.slogdet``, as PyTorch's ``return_types.slogdet``."""
+    return legacy_slogdet_result(*linalg_slogdet(input))
 
 
 @op(variants="function method", batch=batch_matrices)

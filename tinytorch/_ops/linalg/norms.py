@@ -204,7 +204,7 @@ def _batch_norm(op, input, p="fro", dim=None, keepdim=False, dtype=None, *, keep
     return input._wrap(op(input._phys, p, logical_dims(input, dim), keepdim, dtype))
 
 
-@op(variants="function method out", batch=_batch_norm, python_method=True)
+@op(variants="function method out", batch=_batch_norm, python_method=True, python_function=True)
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None, *, keepdims=None) -> Tensor:
     """torch.norm / Tensor.norm: 'fro' and numbers are vector norms over ``dim``, 'nuc' the nuclear norm."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)

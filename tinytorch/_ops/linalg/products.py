@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype
-from ..._dtype import FLOATING_NP, LOWP_NP
+from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP, cpp_name
 from ..._dtype_info import result_type
 from ...autograd.grad_mode import no_grad
 from ..creation.factory import ones_like, scalar_tensor, zeros_like
@@ -32,7 +32,7 @@ from .norms import NormBackward1, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
 from ..pointwise.compare import where
 from . import matmul as _mm  # (its _np_matmul through the module: a CPU path may stand in its place)
-from .matmul import _check_dtypes
+from .matmul import _check_dtypes, addmv_dtype_error
 from .._core.batching import composite, level_of
 
 
@@ -424,7 +424,19 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *legacy, beta=1, alpha=1) -
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
+    addmm_dtypes(input._data, a, b)
     return _addmul(AddmmBackward0, input, mat1, mat2, beta, alpha)
+
+
+def addmm_dtypes(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """addmm's operands share one dtype, checked as PyTorch's addmm checks them: ``self`` (``x``) against
+    ``mat2`` first, then ``mat1``; nothing is promoted (nn.Linear's fused node checks the same)."""
+    if x.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[x.dtype]._scalar} and "
+                           f"{FROM_NP[b.dtype]._scalar}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {FROM_NP[a.dtype]._scalar} and "
+                           f"{FROM_NP[b.dtype]._scalar}")
 
 
 @op(variants="function method inplace torch_inplace out", overlap="partial")
@@ -440,7 +452,10 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *legacy, beta=1, alpha=1) -> 
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), mat "
                            f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
+    if not input._data.dtype == a.dtype == v.dtype:  # (nothing promoted)
+        raise RuntimeError(addmv_dtype_error(input._data, a, v))
     return _addmul(AddmvBackward0, input, mat, vec, beta, alpha)
+
 
 
 @op(variants="function method inplace out", autocast="lower", overlap="partial")
@@ -456,6 +471,12 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alph
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    # nothing promoted: PyTorch checks self against batch1, then its bmm kernel batch2
+    if input._data.dtype != a.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_name(input._data.dtype)}, batch1: "
+                           f"{cpp_name(a.dtype)}, batch2: {cpp_name(b.dtype)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {FROM_NP[a.dtype]._scalar} but found {FROM_NP[b.dtype]._scalar}")
     return _addmul(BaddbmmBackward0, input, batch1, batch2, beta, alpha)
 
 

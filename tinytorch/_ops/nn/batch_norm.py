@@ -12,12 +12,11 @@ import numpy as np
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
-from ..._dtype import LOWP_NP
 from ...tensor import Size, Tensor, _make
 from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
-from .norm import _EXACT_MEAN, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
+from .norm import _EXACT_MEAN, _check_mixed_dtype, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -218,19 +217,6 @@ def _channel_axes(ndim: int, c: int) -> tuple:
 def _check_channels(name: str, t, c: int) -> None:
     if t is not None and t._data.size != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
-
-
-def _check_mixed_dtype(dt, *params) -> None:
-    """PyTorch's CPU rule (its mixed_type.h): the first given parameter of another dtype than the input
-    makes the call mixed, allowed only with every parameter float32 and a float16/bfloat16 input."""
-    first = next((t for t in params if t is not None), None)
-    if first is None or first._data.dtype == dt:
-        return
-    for t in params:
-        if t is not None and t._data.dtype != _F32:
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-    if dt not in LOWP_NP:
-        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 @silent  # a channel holding inf or NaN: NaN statistics, as PyTorch's, without numpy's warnings

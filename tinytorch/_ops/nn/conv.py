@@ -18,7 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ... import _meta_data
-from ..._dtype import FROM_NP, cpp_name
+from ..._dtype import FROM_NP, SHOWN_AS, cpp_name
 from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
@@ -281,20 +281,40 @@ def _dims(shape) -> str:
 def _legacy(a: np.ndarray) -> str:
     if a.dtype.kind == "c":  # PyTorch names complex tensor types by their dispatch key
         return f"CPU{FROM_NP[a.dtype]._scalar}Type"
-    return f"tinytorch.{FROM_NP[a.dtype]._legacy}"
+    return f"{SHOWN_AS[0]}.{FROM_NP[a.dtype]._legacy}"
+
+
+def _onednn(x: np.ndarray, w: np.ndarray, groups: int) -> bool:
+    """Whether PyTorch's CPU convolution runs these operands on oneDNN (its ``use_mkldnn``): float32 only, then
+    a batch, groups, kernels wider than 3x3 or an input of more than 20480 elements in its first four dims
+    (a 1-d convolution seen as a 2-d one of height 1). The dtype errors a learner meets (a float64 batch into a
+    float32 model) are worded by the path taken. (PyTorch also keeps a 1x1 kernel, unstrided and undilated, on a
+    batch under 16 off oneDNN when it runs one thread: its default is more, and that case is read as such here.)"""
+    if x.dtype != np.float32 or x.ndim < 3 or w.ndim < 3:
+        return False
+    xs = x.shape[:2] + (1,) + x.shape[2:] if x.ndim == 3 else x.shape
+    ws = w.shape[:2] + (1,) + w.shape[2:] if w.ndim == 3 else w.shape
+    return groups > 1 or (ws[-1] > 3 and ws[-2] > 3) or xs[0] > 1 or xs[0] * xs[1] * xs[2] * xs[3] > 20480
 
 
 def _check(x: np.ndarray, w: np.ndarray, b, stride, padding, dilation, groups, transposed: bool, nd: int):
+    real = x.dtype.kind != "c"
+    # PyTorch's convolution checks the bias first (a transposed one's only on oneDNN, below)
+    if real and not transposed and b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type ({cpp_name(b.dtype)}) should be the same")
     if x.dtype != w.dtype:
-        if x.shape[0] == 1 and x.dtype.kind != "c":  # PyTorch's CPU kernel for a batch of one checks first
+        if real and not _onednn(x, w, groups):  # the native kernel's words
             raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype]._scalar} but found "
                                f"{FROM_NP[w.dtype]._scalar}")
         # PyTorch's complex input path tests the weight's type before its MKLDNN alternative
-        tail = "" if x.dtype.kind == "c" else " or input should be a MKLDNN tensor and weight is a dense tensor"
+        tail = " or input should be a MKLDNN tensor and weight is a dense tensor" if real else ""
         raise RuntimeError(f"Input type ({_legacy(x)}) and weight type ({_legacy(w)}) should be the same{tail}")
     if b is not None and b.dtype != x.dtype:
-        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type "
-                           f"({cpp_name(b.dtype)}) should be the same")
+        if real and _onednn(x, w, groups):
+            raise RuntimeError(f"Input type ({_legacy(x)}) and bias type ({_legacy(b)}) should be the same or input "
+                               "should be a MKLDNN tensor and bias is a dense tensor")
+        # (PyTorch's native transposed kernel adds a bias of another dtype; refused here)
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type ({cpp_name(b.dtype)}) should be the same")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import SHOWN_AS
 from ..._meta_array import MetaArray
 from ...autograd.grad_mode import _Active, _State, version_counter, no_grad
 from ...autograd.node import Node, u64
@@ -130,7 +131,7 @@ def _embedding_functional(input: Tensor, weight: Tensor, padding_idx: int | None
     w = weight._data
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got tinytorch.{_legacy_name(input)} instead (while checking arguments "
+                           f"Long, Int; but got {SHOWN_AS[0]}.{_legacy_name(input)} instead (while checking arguments "
                            "for embedding)")
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")

@@ -23,6 +23,7 @@ from .._core.registry import op
 from .._core.util import holomorphic_backward
 from ..._quiet_fp import cast, silent
 from ..linalg.matmul import _check_dtypes, matmul
+from ..linalg.products import addmm_dtypes
 from ..shape.shape import TBackward0, UnsafeViewBackward0, reshape, view
 
 
@@ -198,11 +199,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if x.shape[1] != w.shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
-    if x.dtype != w.dtype:
-        _check_dtypes(x, w)  # matmul's error
-    if bias is not None and bias._data.dtype != x.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {FROM_NP[bias._data.dtype]._scalar} "
-                           f"and {FROM_NP[x.dtype]._scalar}")
+    if bias is not None:  # addmm's checks, in its order: the bias (self) against W, then x (mat1) against W
+        addmm_dtypes(bias._data, x, w)
+    elif x.dtype != w.dtype:
+        _check_dtypes(x, w)  # mm's error
     out = _addmm(x, w, None if bias is None else bias._data)
     rg_x, rg_w = input._requires_grad, weight._requires_grad
     rg_b = bias is not None and bias._requires_grad

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..._dtype import FLOATING_NP, FROM_NP
+from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
@@ -151,6 +151,22 @@ def _layer_norm_grads(g, w, xhat, invstd, axes: tuple, need: tuple, mean=_mean_k
             (g.sum(lead) if lead else g) if need[2] else None)
 
 
+_F32 = np.dtype(np.float32)
+
+
+def _check_mixed_dtype(dt, *params) -> None:
+    """PyTorch's CPU rule for batch, layer and group norm (its mixed_type.h): the first given parameter of another dtype than the input
+    makes the call mixed, allowed only with every parameter float32 and a float16/bfloat16 input."""
+    first = next((t for t in params if t is not None), None)
+    if first is None or first._data.dtype == dt:
+        return
+    for t in params:
+        if t is not None and t._data.dtype != _F32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if dt not in LOWP_NP:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def _checked_shape(x: np.ndarray, normalized_shape, weight: Tensor | None, bias: Tensor | None) -> tuple:
     """``normalized_shape`` as a tuple, after PyTorch's checks of the input and parameters against it."""
     if isinstance(normalized_shape, int):
@@ -236,6 +252,7 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
         if t is not None and (t._data.ndim != 1 or t._data.size != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {_dims(t._data.shape)} and input of shape {_dims(x.shape)}")
+    _check_mixed_dtype(x.dtype, weight, bias)
     grouped = (n, num_groups, math.prod(x.shape[1:]) // num_groups)
     rows = x.reshape(grouped)
     mean, _, invstd, xhat = _moments(rows, (2,), x.dtype.type(eps), _mean_np, _rsqrt_np)
@@ -270,6 +287,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift elementwise."""
     x = input._data
     normalized_shape = _checked_shape(x, normalized_shape, weight, bias)
+    _check_mixed_dtype(x.dtype, weight, bias)  # a float64 input to a float32 model's LayerNorm: refused
     axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
     mean, _, invstd, out = _moments(x, axes, x.dtype.type(eps), _mean_np, _rsqrt_np)
     if weight is not None:

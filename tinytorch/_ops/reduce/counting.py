@@ -66,7 +66,8 @@ def _has_nan(x: np.ndarray) -> bool:
     return x.dtype in FLOATING_NP and bool(np.isnan(x).any())
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True, meta="data_dependent")
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True, python_function=True,
+    meta="data_dependent")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
@@ -137,7 +138,8 @@ def _insertion_sort(items: list, less) -> list:
     return items
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True, meta="data_dependent")
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True, python_function=True,
+    meta="data_dependent")
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive values (slices along ``dim``)."""
     x = input._data

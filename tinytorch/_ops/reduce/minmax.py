@@ -11,6 +11,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import pointwise
 from .._core.record import OUT, record
+from .._core.return_types import _named
 from .._core.registry import op
 from .._core.util import as_array, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
@@ -18,29 +19,9 @@ from ..pointwise.compare import maximum, minimum, where
 from ..index.scatter_gather import zeros_scatter
 
 
-class _ReturnTypes(tuple):
-    """``(values, indices)`` with names, like ``torch.return_types.max``."""
-
-    _name = "max"
-    _fields = ("values", "indices")  # as a named tuple's: out=(v, i) returns this type again
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"tinytorch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
 def _return_type(name):
-    return type(name, (_ReturnTypes,), {"_name": name})
+    """``torch.return_types.<name>``: (values, indices)."""
+    return _named(name, ("values", "indices"))
 
 
 max_result = _return_type("max")

@@ -238,7 +238,10 @@ CummaxBackward0 = type("CummaxBackward0", (_CumExtremeBackward,), {})
 CumminBackward0 = type("CumminBackward0", (_CumExtremeBackward,), {})
 
 
-def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
+cummax_result, cummin_result = _return_type("cummax"), _return_type("cummin")
+
+
+def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls):
     x = input._data
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
@@ -258,7 +261,7 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls, name: str):
         vals, idx = np.moveaxis(vals, -1, d), np.moveaxis(idx, -1, d)
     it = _make(c_order(idx))
     v = record(c_order(vals), node_cls, (input,), (input, it), dim=d, in_shape=x.shape, dim_arg=dim)
-    return _return_type(name)(v, it)
+    return (cummax_result if is_max else cummin_result)(v, it)
 
 
 @op(variants=_SCAN, batch=batch_along_dim(1))
@@ -266,13 +269,13 @@ def cummax(input: Tensor, dim: int):
     """Running maximum and where it was found."""
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
         narrow_dtypes.guard(input._data.dtype, "cummax_cpu", "cummax_cpu")
-    return _cum_extreme(input, dim, True, CummaxBackward0, "cummax")
+    return _cum_extreme(input, dim, True, CummaxBackward0)
 
 
 @op(variants=_SCAN, batch=batch_along_dim(1))
 def cummin(input: Tensor, dim: int):
     """Running minimum and where it was found."""
-    return _cum_extreme(input, dim, False, CumminBackward0, "cummin")
+    return _cum_extreme(input, dim, False, CumminBackward0)
 
 
 class ProdBackward0(Node):

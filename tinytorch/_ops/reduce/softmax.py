@@ -168,8 +168,10 @@ def _functional_log_softmax(input: Tensor, dim: int | None = None, _stacklevel: 
     return log_softmax(input, dim, dtype)
 
 
-_functional_softmax.__name__ = "softmax"
-_functional_log_softmax.__name__ = "log_softmax"
+# nn.functional's names, the qualified ones too: Python's own argument errors read those (``F.softmax(x,
+# axis=1)``: "softmax() got an unexpected keyword argument 'axis'", as PyTorch's)
+_functional_softmax.__name__ = _functional_softmax.__qualname__ = "softmax"
+_functional_log_softmax.__name__ = _functional_log_softmax.__qualname__ = "log_softmax"
 
 
 def _softmax_array(x: np.ndarray, d: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import normalize_dims
 from .._kernels.select import kth_indices, topk_indices
+from .._core.return_types import _named
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
@@ -32,22 +33,7 @@ nanmedian_result = _return_type("nanmedian")
 mode_result = _return_type("mode")
 
 
-class _AminmaxResult(tuple):
-    """``(min, max)`` with names, like ``torch.return_types.aminmax``."""
-
-    _fields = ("min", "max")
-
-    def __new__(cls, min, max):
-        return tuple.__new__(cls, (min, max))
-
-    min = property(lambda self: self[0])
-    max = property(lambda self: self[1])
-
-    def __repr__(self) -> str:
-        return f"tinytorch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
-
-
-aminmax_result = type("aminmax", (_AminmaxResult,), {})
+aminmax_result = _named("aminmax", ("min", "max"))
 
 
 class _SelectBackward(Node):

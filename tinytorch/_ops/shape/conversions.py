@@ -32,7 +32,7 @@ class memory_format:
         self._name = name
 
     def __repr__(self) -> str:
-        return f"tinytorch.{self._name}"
+        return f"{_dtype.SHOWN_AS[0]}.{self._name}"
 
     def __reduce__(self):
         return self._name
@@ -219,14 +219,15 @@ def _to_refused(args: tuple, kwargs: dict) -> str:
     def name(a) -> str:
         if isinstance(a, Tensor):
             return "Tensor"
-        return "tinytorch." + type(a).__name__ if isinstance(a, (_dtype.dtype, Device)) else type(a).__name__
+        return f"{pkg}.{type(a).__name__}" if isinstance(a, (_dtype.dtype, Device)) else type(a).__name__
+    pkg = _dtype.SHOWN_AS[0]
     # the keywords last given first, as PyTorch's parser lists them
     given = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in reversed(kwargs.items())]
     got = ", ".join(given) + (", " if kwargs and not args else "")
-    tail = ("bool non_blocking = False, bool copy = False, *, tinytorch.memory_format memory_format = None)\n")
+    tail = f"bool non_blocking = False, bool copy = False, *, {pkg}.memory_format memory_format = None)\n"
     return (f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-            f" * (tinytorch.device device = None, tinytorch.dtype dtype = None, {tail}"
-            f" * (tinytorch.dtype dtype, {tail} * (Tensor tensor, {tail}")
+            f" * ({pkg}.device device = None, {pkg}.dtype dtype = None, {tail}"
+            f" * ({pkg}.dtype dtype, {tail} * (Tensor tensor, {tail}")
 
 
 @op(variants="method", batch=_to_rule)

@@ -52,7 +52,7 @@ def _as_tensors(tensors, fn: str):
     if not tensors:
         if fn == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
-        raise ValueError(f"tinytorch.{fn}(): expected a non-empty list of Tensors")
+        raise ValueError(f"{_dtype.SHOWN_AS[0]}.{fn}(): expected a non-empty list of Tensors")
     return tensors
 
 
@@ -175,7 +175,8 @@ def _split_method(self, split_size, dim: int = 0):
     return split(self, split_size, dim)  # (Tensor.split names its sizes split_size, as PyTorch's)
 
 
-@op(variants="function method", method=_split_method, batch=rules.split, python_method=True)
+@op(variants="function method", method=_split_method, batch=rules.split, python_method=True,
+    python_function=True)
 def split(input: Tensor, split_size_or_sections, dim: int = 0):
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     x = input._data

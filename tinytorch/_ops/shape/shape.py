@@ -38,10 +38,20 @@ def _unary_result(input: Tensor, out: np.ndarray, node_cls, is_view: bool, **att
     return record(out, node_cls, (input,), view_of=input if is_view else None, **attrs)
 
 
-def _shape_arg(shape) -> tuple:
+def _shape_arg(shape, name: str = "", param: str = "") -> tuple:
+    """The sizes given as ``*shape`` or as one sequence; none at all is PyTorch's TypeError for ``name``'s
+    required ``param`` (``x.reshape()``: a 0-d tensor would take an empty shape silently)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
+    elif not shape and name:
+        raise missing_argument(name, param)
     return tuple(int(s) for s in shape)
+
+
+def missing_argument(name: str, param: str) -> TypeError:
+    """PyTorch's parser's words for a required argument left out, its plural included (``python_arg_parser.cpp``
+    writes "arguments" for one)."""
+    return TypeError(f'{name}() missing 1 required positional arguments: "{param}"')
 
 
 class ViewBackward0(Node):
@@ -104,6 +114,9 @@ def view(input: Tensor, *shape, **given) -> Tensor:
         shape = (value,)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _view_dtype(input, shape[0])
+    if not shape:
+        raise TypeError(f"view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        f" * ({_dtype.SHOWN_AS[0]}.dtype dtype)\n * (tuple of ints size)\n")
     x = input._data
     shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
     try:
@@ -157,7 +170,7 @@ def _view_dtype(input: Tensor, dtype) -> Tensor:
 def reshape(input: Tensor, *shape) -> Tensor:
     """New shape; a view when the strides allow, else a copy."""
     x = input._data
-    shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
+    shape = _infer_shape(_shape_arg(shape, "reshape", "shape"), x.size, x.shape)
     # PyTorch: a view of a contiguous tensor is ViewBackward0 (even when nothing changes), a view of
     # a strided one ReshapeAliasBackward0, and a copy UnsafeViewBackward0
     view_cls = ViewBackward0 if x.flags.c_contiguous else ReshapeAliasBackward0
@@ -329,7 +342,7 @@ class PermuteBackward0(Node):
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
-    given = _shape_arg(dims)
+    given = _shape_arg(dims, "permute", "dims")
     # PyTorch's order of checks: the count, then each dim's range, then repeats
     if len(given) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -441,10 +454,10 @@ class ExpandBackward0(Node):
 def expand(input: Tensor, *size) -> Tensor:
     """Broadcast to ``size`` without copying (-1 keeps a dim)."""
     x = input._data
-    sizes = _shape_arg(size)
+    sizes = _shape_arg(size, "expand", "size")
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise RuntimeError(f"expand(tinytorch.{input.dtype._legacy}{{[{', '.join(map(str, x.shape))}]}}, "
+        raise RuntimeError(f"expand({_dtype.SHOWN_AS[0]}.{input.dtype._legacy}{{[{', '.join(map(str, x.shape))}]}}, "
                            f"size=[{', '.join(map(str, sizes))}]): "
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({x.ndim})")
@@ -522,7 +535,7 @@ class RepeatBackward0(Node):
 def repeat(input: Tensor, *repeats) -> Tensor:
     """Tile the tensor ``repeats[i]`` times along each dim (new leading dims when there are more of them)."""
     x = input._data
-    sizes = _shape_arg(repeats)
+    sizes = _shape_arg(repeats, "repeat", "repeats")
     if len(sizes) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     lifted = (1,) * (len(sizes) - x.ndim) + x.shape

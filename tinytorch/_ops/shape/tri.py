@@ -22,6 +22,7 @@ from .._core.record import record
 from .._core.registry import op
 from .._core.util import c_order
 from .join import stack
+from .shape import missing_argument
 
 
 def _need_matrix(x: np.ndarray, fn: str) -> None:
@@ -189,6 +190,8 @@ def flip(input: Tensor, *args, dims=None) -> Tensor:
     if input._data.dtype in NARROW_NP:  # float8 / complex32: PyTorch's refusal (narrow_dtypes.py)
         narrow_dtypes.guard(input._data.dtype, "flip_cpu", "flip_cpu")
     if dims is None:
+        if not args:
+            raise missing_argument("flip", "dims")
         dims = args
     elif args:
         raise TypeError("flip() got multiple values for argument 'dims'")

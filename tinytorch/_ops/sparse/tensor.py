@@ -321,11 +321,11 @@ def _coo_repr(self) -> str:
     suffixes = [f"size={tuple(self._sz)}", f"nnz={self._it._data.shape[1]}"]
     dt = self._vt.dtype
     if not _default_dtype(dt):
-        suffixes.append(f"dtype=tinytorch.{dt.name}")
+        suffixes.append(f"dtype={_dtype.SHOWN_AS[0]}.{dt.name}")
     ind = _body(self._it._data, False, indent + len("indices=tensor("))
     vals = _body(self._vt._data, dt.is_floating_point, indent + len("values=tensor("))
     text = prefix + "indices=tensor(" + ind + "),\n" + " " * indent + "values=tensor(" + vals + ")"
-    suffixes.append("layout=tinytorch.sparse_coo")
+    suffixes.append(f"layout={_dtype.SHOWN_AS[0]}.sparse_coo")
     _grad_suffix(self, suffixes)
     return _add_suffixes(text, suffixes, indent, force_newline=True)
 
@@ -408,13 +408,13 @@ def _csr_repr(self) -> str:
     suffixes = [f"size={tuple(self._sz)}", f"nnz={self._col._data.shape[-1]}"]
     dt = self._vt.dtype
     if not _default_dtype(dt):
-        suffixes.append(f"dtype=tinytorch.{dt.name}")
+        suffixes.append(f"dtype={_dtype.SHOWN_AS[0]}.{dt.name}")
     crow = _body(self._crow._data, False, indent + len("crow_indices=tensor("))
     col = _body(self._col._data, False, indent + len("col_indices=tensor("))
     vals = _body(self._vt._data, dt.is_floating_point, indent + len("values=tensor("))
     text = (prefix + "crow_indices=tensor(" + crow + "),\n" + " " * indent + "col_indices=tensor(" + col + "),\n"
             + " " * indent + "values=tensor(" + vals + ")")
-    suffixes.append("layout=tinytorch.sparse_csr")
+    suffixes.append(f"layout={_dtype.SHOWN_AS[0]}.sparse_csr")
     _grad_suffix(self, suffixes)
     return _add_suffixes(text, suffixes, indent)
 
