@@ -77,10 +77,23 @@ class PReLU(nn.Module):
 
     def forward(self, x):
         return self.shared(self.channels(x))
+
+
+class NewFactories(nn.Module):
+    # a tensor's own factories: each size as a list, new_full's fill value after it, pin_memory from Python
+    def forward(self, x):
+        return x + x.new_full((3, 4), 7) + x.new_zeros(3, 4) + x.new_ones((3, 4)) + torch.zeros_like(x.new_empty([3, 4]))
+
+
+class NewFilled(nn.Module):
+    # the same factories as export's decompositions write them: full (new_empty's own value is never read alone)
+    def forward(self, x):
+        return x + x.new_full((3, 4), 7) + x.new_zeros(3, 4) + x.new_ones((3, 4))
 """
 
 SHAPES = {"MLP": (3, 4), "ConvBN": (2, 3, 5, 5), "Overloads": (3, 4), "Unflatten": (3, 4), "Reductions": (3, 1),
-          "Spreads": (3, 4), "ListIndex": (3, 4), "PReLU": (2, 3, 4)}
+          "Spreads": (3, 4), "ListIndex": (3, 4), "PReLU": (2, 3, 4),
+          "NewFactories": (3, 4), "NewFilled": (3, 4)}
 
 
 def _export(library: str, name: str):
@@ -97,7 +110,7 @@ def _without_files(text: str) -> str:
 
 
 @pytest.mark.parametrize("name", ["MLP", "ConvBN", "Overloads", "Unflatten", "Reductions", "Spreads", "ListIndex",
-                                  "PReLU"])
+                                  "PReLU", "NewFactories"])
 def test_export_prints_pytorchs_program(torch, name):
     theirs, _, _ = _export("torch", name)
     ours, model, x = _export("tinytorch", name)
@@ -110,7 +123,8 @@ def test_export_prints_pytorchs_program(torch, name):
     np.testing.assert_allclose(ours.module()(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads", "ListIndex", "PReLU"])
+@pytest.mark.parametrize("name", ["MLP", "Unflatten", "Reductions", "Spreads", "ListIndex", "PReLU",
+                                  "NewFilled"])
 def test_run_decompositions_prints_pytorchs_program(torch, name):
     theirs, ours = _export("torch", name)[0], _export("tinytorch", name)[0]
     assert ours.run_decompositions().graph_module.code == theirs.run_decompositions().graph_module.code

@@ -280,6 +280,15 @@ def test_equal_and_new_factories():
     assert got[0] == got[1]
 
 
+def test_new_full_takes_its_size_as_one_sequence(torch):
+    texts = []
+    for L in (torch, tinytorch):
+        with pytest.raises(TypeError) as err:
+            L.ones(2).new_full(2, 7)
+        texts.append(str(err.value))
+    assert texts[0] == texts[1]
+
+
 VMAPPED = [
     (lambda L, a: a.view(3, 2).t().reshape(-1), "view_t_reshape"),
     (lambda L, a: (a.unsqueeze(0).squeeze(0).transpose(0, 1).flatten(), a.T, a.mT), "squeeze_transpose"),

@@ -330,4 +330,14 @@ def _new_factory(name: str):
 new_zeros = _new_factory("zeros")
 new_ones = _new_factory("ones")
 new_empty = _new_factory("empty")
-new_full = _new_factory("full")
+
+
+@op(variants="method", batch=_unbatched)
+def new_full(input: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
+             **kwargs) -> Tensor:
+    """``tinytorch.full(size, fill_value)`` with this tensor's dtype unless another is given (``size`` a sequence:
+    PyTorch takes no sizes one by one here)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return factory.full(size, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad,
+                        **kwargs)

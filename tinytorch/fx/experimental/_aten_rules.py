@@ -427,15 +427,26 @@ def _scatter(g, _, a, out):
                   src, reduce=reduce)
 
 
-def _new_zeros(g, _, a, out):
-    """``x.new_zeros(size)`` as make_fx prints PyTorch's: the size as a list, and ``pin_memory = False`` from
-    Python (a backward formula's call, made in C++ in PyTorch, leaves it out)."""
-    size = a.arg(1)
-    # (a backward formula's new_zeros(sizes, grad.options()): PyTorch prints the dtype, layout and device)
-    kw = {k: a[k] for k in ("dtype", "layout", "device") if a.get(k) is not None}
-    if not getattr(g, "in_backward", False):
-        kw["pin_memory"] = False
-    return g.call("new_zeros.default", a.self, list(size), **kw)
+def _new_factory(name: str):
+    """``x.new_<name>(size)`` (``new_full(size, fill_value)``) as make_fx prints PyTorch's: the size as a list,
+    and ``pin_memory = False`` from Python (a backward formula's call, made in C++ in PyTorch, leaves it out)."""
+    def rule(g, _, a, out):
+        # (a backward formula's new_zeros(sizes, grad.options()): PyTorch prints the dtype, layout and device)
+        kw = {k: a[k] for k in ("dtype", "layout", "device") if a.get(k) is not None}
+        if not getattr(g, "in_backward", False):
+            kw["pin_memory"] = False
+        fill = (a["fill_value"],) if name == "full" else ()
+        if g.core_aten:  # export's decompositions: the factory itself, with the tensor's options written out
+            pinned = kw.pop("pin_memory", None)
+            kw = dict(dtype=out.dtype, layout=strided, device=out.device)
+            if pinned is not None:
+                kw["pin_memory"] = pinned
+            if name == "empty":
+                return g.call("empty.memory_format", list(a["size"]), **kw)
+            fill = fill or ({"zeros": 0, "ones": 1}[name],)
+            return g.call("full.default", list(a["size"]), *fill, **kw)
+        return g.call(f"new_{name}.default", a.self, list(a["size"]), *fill, **kw)
+    return rule
 
 
 def _factory_options(g, a, out) -> dict:
@@ -1473,7 +1484,10 @@ aten_rule("F.hardswish")(_out_of_place("hardswish"))
 aten_rule("F.hardtanh")(_out_of_place("hardtanh", ("min_val", -1.0), ("max_val", 1.0)))
 aten_rule("F.relu6")(_out_of_place("hardtanh", fixed=(0, 6)))
 aten_rule("scatter")(_scatter)
-aten_rule("Tensor.new_zeros")(_new_zeros)
+aten_rule("Tensor.new_zeros")(_new_factory("zeros"))
+aten_rule("Tensor.new_ones")(_new_factory("ones"))
+aten_rule("Tensor.new_empty")(_new_factory("empty"))
+aten_rule("Tensor.new_full")(_new_factory("full"))
 aten_rule("scalar_tensor")(_scalar_tensor)
 aten_rule("where")(_where)
 aten_rule("masked_fill")(_masked_fill)
