@@ -280,11 +280,13 @@ def test_equal_and_new_factories():
     assert got[0] == got[1]
 
 
-def test_new_full_takes_its_size_as_one_sequence(torch):
+@pytest.mark.parametrize("call", [lambda L: L.ones(2).new_full(2, 7), lambda L: L.expand_copy(L.ones(1), 3)],
+                         ids=["new_full", "expand_copy"])
+def test_a_size_taken_as_one_sequence(torch, call):
     texts = []
     for L in (torch, tinytorch):
         with pytest.raises(TypeError) as err:
-            L.ones(2).new_full(2, 7)
+            call(L)
         texts.append(str(err.value))
     assert texts[0] == texts[1]
 

@@ -35,7 +35,9 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) 
 
 @op(variants="function out")
 def expand_copy(input: Tensor, size, *, implicit: bool = False) -> Tensor:
-    return _fresh(input.expand(*size))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"expand_copy(): argument 'size' (position 2) must be tuple of ints, not {type(size).__name__}")
+    return _fresh(input.expand(size))
 
 
 @op(variants="function method out", batch=composite)
