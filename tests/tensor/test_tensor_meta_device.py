@@ -343,3 +343,15 @@ def test_meta_views_storage_offset_as_pytorch(torch, view):
         y = eval(view, {"x": x})
         return y.storage_offset(), tuple(y.stride()), tuple(y.shape)
     assert offset(tinytorch) == offset(torch)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv_transpose3d_on_meta_after_a_cpu_call(torch, stride):
+    # its depth loop made its zero slices as CPU arrays: a meta call after any CPU call refused them as mixed devices
+    shapes = []
+    for L in (torch, tinytorch):
+        L.nn.functional.conv_transpose3d(L.ones(1, 2, 3, 3, 3), L.ones(2, 3, 2, 2, 2), stride=stride)
+        x, w = L.empty(1, 2, 3, 3, 3, device="meta"), L.empty(2, 3, 2, 2, 2, device="meta")
+        out = L.nn.functional.conv_transpose3d(x, w, stride=stride, padding=1, dilation=2)
+        shapes.append((tuple(out.shape), out.stride(), str(out.device)))
+    assert shapes[0] == shapes[1]

@@ -82,7 +82,6 @@ ALLOCATES: dict[str, str] = {
     'nn.functional.adaptive_max_pool1d': 'backward: computes at full size at _cpu/pool.py:scatter_unique; backward: co',
     'nn.functional.adaptive_max_pool2d': 'backward: computes at full size at _ops/nn/pool.py:_scatter',
     'nn.functional.adaptive_max_pool3d': 'computes at full size at _ops/nn/pool3d.py:adaptive_max_pool3d',
-    'nn.functional.conv_transpose3d': 'computes at full size at _ops/nn/conv3d.py:_spread_depth',
     'nn.functional.embedding': 'backward: computes at full size at _ops/nn/embedding.py:_dense_backward',
     'nn.functional.embedding_bag': 'computes at full size at _ops/nn/embedding.py:_bags (near the headroom)',
     'nn.functional.fractional_max_pool2d': 'backward: computes at full size at _ops/nn/fractional_pool.py:backward',

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 
-from ...tensor import Tensor, _make
+from ...tensor import Tensor
 from .._core.registry import op
 from .conv import _check, _check_output_padding, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
 from ..shape.join import cat
@@ -75,7 +74,7 @@ def _spread_depth(y: Tensor, stride: int) -> Tensor:
     """(N, D, ...) -> (N, (D-1)*stride+1, ...) with stride-1 zero slices between the input's slices."""
     if stride == 1:
         return y
-    zeros = _make(np.zeros((y.shape[0], y.shape[1], stride - 1) + tuple(y.shape[2:]), y._data.dtype))
+    zeros = y.new_zeros((y.shape[0], y.shape[1], stride - 1) + tuple(y.shape[2:]))  # (meta for a meta y)
     spread = cat([y.unsqueeze(2), zeros], 2).reshape(y.shape[0], y.shape[1] * stride, *y.shape[2:])
     return spread[:, :(y.shape[1] - 1) * stride + 1]
 
@@ -85,10 +84,10 @@ def _place(y: Tensor, before: int, after: int) -> Tensor:
     parts = []
     shape = tuple(y.shape)
     if before:
-        parts.append(_make(np.zeros((shape[0], before) + shape[2:], y._data.dtype)))
+        parts.append(y.new_zeros((shape[0], before) + shape[2:]))
     parts.append(y)
     if after:
-        parts.append(_make(np.zeros((shape[0], after) + shape[2:], y._data.dtype)))
+        parts.append(y.new_zeros((shape[0], after) + shape[2:]))
     return cat(parts, 1) if len(parts) > 1 else y
 
 
