@@ -76,7 +76,10 @@ class FftC2RBackward0(Node):
         if doubled > 0:  # the bins standing for their mirrored twins count twice
             w = g.new_ones(gi._data.shape[last])  # (on g's device: a meta g, a meta w)
             w[1:1 + doubled] = 2
+            half = gi._data
             gi = gi * w.reshape((-1,) + (1,) * (gi._data.ndim - 1 - last))
+            if type(half) is MetaArray:  # PyTorch doubles them in place: the transform's layout stays
+                gi._data = MetaArray(half.shape, half.dtype, half.strides, value=gi._data._value)
         return (gi,)
 
 
