@@ -115,8 +115,7 @@ ALLOCATES: dict[str, str] = {
 # (np.asarray) and wraps it as a CPU tensor beside meta ones; "Tensor.item() cannot be called": the op reads a
 # value through a tensor; strides: numpy's layout of the op's result, not PyTorch's. A LAPACK result is column-major
 # on the meta device (``lapack_order``), as PyTorch's, but a gradient or a result that a product or a clone ends is
-# C-ordered; the FFTs' results are C-ordered where PyTorch's keep the transformed dims' layout (CPU too: a layout
-# to fix on every device at once)
+# C-ordered; the FFTs' results have PyTorch's meta layout (``_ops/fft/fft.py``), but a few of their gradients not
 DIFFERS: dict[str, str] = {
     'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
     'as_strided_scatter': "PyTorch ok ((1,), (1,), 'float32', 'meta'), tinytorch raised RuntimeError: Tensor on device",
@@ -126,22 +125,8 @@ DIFFERS: dict[str, str] = {
     'constant_pad_nd': "gradient strides: a new tensor, PyTorch's a slice of the padded one (CPU too)",
     'cross': "((5, 3, 5), (15, 1, 3), 'float32', 'meta') where PyTorch gives ((5, 3, 5), (15, 5, 1), 'float32', 'meta'",
     'diagonal_scatter': "PyTorch ok ((32770, 32770), (32770, 1), 'float32', 'meta'), tinytorch raised RuntimeError: ex",
-    'fft.fft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.fft2': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.fftn': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.hfft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.hfft2': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.hfftn': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.ifft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.ifft2': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.ifftn': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.ihfft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.ihfft2': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.ihfftn': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.irfft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.irfftn': "gradient strides: C-ordered, where PyTorch's FFT keeps the dims' layout (CPU too)",
-    'fft.rfft': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
-    'fft.rfftn': "strides: C-ordered, where PyTorch's FFT keeps the transformed dims' layout (CPU too)",
+    'fft.hfft2': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
+    'fft.hfftn': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
     'grid_sampler_2d': "((2, 3, 13, 10), (390, 1, 30, 3), 'float32', 'meta') where PyTorch gives ((2, 3, 13, 10), (390",
     'grid_sampler_3d': "PyTorch ok ((1, 1, 1, 1, 1), (1, 1, 1, 1, 1), 'float32', 'meta'), tinytorch raised RuntimeErro",
     'index_fill': "gradients ('ok', [((), (), 'float32', 'meta'), ((), (), 'float32', 'meta')]) where PyTorch gives ('",

@@ -153,10 +153,62 @@ def _shapes(x):
 
 @pytest.mark.parametrize("case", sorted(_decomposition_cases(tinytorch)))
 def test_meta_decompositions_and_ffts_shapes(case):
-    """Shapes, dtypes and devices as PyTorch's meta results (not strides: tinytorch's LAPACK and FFT results are
-    C-ordered on every device, as ``test_tensor_meta_opinfo.py``'s DIFFERS rows say)."""
+    """Shapes, dtypes and devices as PyTorch's meta results (not strides: tinytorch's LAPACK results are C-ordered
+    on every device, as ``test_tensor_meta_opinfo.py``'s DIFFERS rows say; the FFTs' are below)."""
     torch = pytest.importorskip("torch")
     assert _shapes(_decomposition_cases(tinytorch)[case]()) == _shapes(_decomposition_cases(torch)[case]())
+
+
+def _fft_strides_cases(lib):
+    """FFTs of meta inputs laid out in other orders (a permuted C-contiguous tensor), over dims in any order, more
+    than three dims (several plans), padded and trimmed, real and complex."""
+    FF = lib.fft
+
+    def m(shape, order, dtype=lib.float32):  # ``shape`` whose dims lie in memory in ``order`` (outermost first)
+        base = lib.empty([shape[d] for d in order], device="meta", dtype=dtype)
+        return base.permute([list(order).index(d) for d in range(len(shape))]).requires_grad_(True)
+    c = lib.complex64
+    return {
+        "fft_dim0_transposed": lambda: (FF.fft, m((3, 4, 5), (2, 0, 1), c), dict(dim=0)),
+        "fft_real_padded": lambda: (FF.fft, m((3, 4, 5), (0, 1, 2)), dict(n=8, dim=1, norm="ortho")),
+        "fft2_dims_reversed": lambda: (FF.fft2, m((3, 4, 5), (1, 2, 0), c), dict(dim=(2, 0))),
+        "fftn_four_dims": lambda: (FF.fftn, m((2, 3, 4, 5), (0, 1, 2, 3), c), {}),
+        "fftn_real_trimmed_padded": lambda: (FF.fftn, m((5, 6, 7), (0, 1, 2)), dict(s=(3, 10), dim=(1, 2))),
+        "ifftn_permuted": lambda: (FF.ifftn, m((2, 3, 4, 5), (3, 1, 0, 2), c), dict(dim=(0, 1, 3))),
+        "rfft_dim0": lambda: (FF.rfft, m((6, 4, 5), (1, 0, 2)), dict(dim=0)),
+        "rfftn_all": lambda: (FF.rfftn, m((5, 6, 7), (0, 1, 2)), {}),
+        "rfft2_last_two": lambda: (FF.rfft2, m((5, 6, 7), (2, 0, 1)), {}),
+        "irfft_transposed": lambda: (FF.irfft, m((3, 4, 5), (2, 1, 0), c), dict(n=7, dim=1)),
+        "irfftn_dims": lambda: (FF.irfftn, m((4, 5, 6), (1, 0, 2), c), dict(dim=(0, 2))),
+        "irfftn_four_dims": lambda: (FF.irfftn, m((2, 3, 4, 5), (0, 1, 2, 3), c), {}),
+        "hfft_dim0": lambda: (FF.hfft, m((4, 3, 5), (0, 2, 1), c), dict(dim=0)),
+        "ihfft2_permuted": lambda: (FF.ihfft2, m((4, 5, 6), (2, 0, 1)), {}),
+    }
+
+
+# the cases whose input gradient still has other strides than PyTorch's on the meta device: a padded input's
+# (PyTorch's a copy of the padded gradient's slice in its order of strides, tinytorch's that slice itself)
+FFT_GRAD_STRIDES_DIFFER = {"fft_real_padded", "hfft_dim0"}
+
+
+@pytest.mark.parametrize("case", sorted(_fft_strides_cases(tinytorch)))
+def test_meta_fft_strides_as_pytorch(case):
+    """An FFT's result on the meta device, and its input's gradient, carry PyTorch's meta strides: the dims not
+    transformed first, in the input's order of strides, then the transformed ones as its plans take them."""
+    torch = pytest.importorskip("torch")
+
+    def seen(lib):
+        fn, x, kwargs = _fft_strides_cases(lib)[case]()
+        out = fn(x, **kwargs)
+        g, = lib.autograd.grad([out], [x], [lib.empty(out.shape, dtype=out.dtype, device="meta")])
+        return [(tuple(t.shape), t.stride(), str(t.dtype).split(".")[-1], t.device.type) for t in (out, g)]
+    got, expected = seen(tinytorch), seen(torch)
+    assert got[0] == expected[0]
+    if case in FFT_GRAD_STRIDES_DIFFER:
+        assert got[1] != expected[1], f"{case}'s gradient now has PyTorch's strides: take it off the list"
+        assert got[1][::2] == expected[1][::2]  # the shape and the dtype
+    else:
+        assert got[1] == expected[1]
 
 
 def test_meta_linalg_size_rule_it_cannot_follow_raises():

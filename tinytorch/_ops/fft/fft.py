@@ -21,6 +21,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
+from ..._meta_array import MetaArray
 from ..shape.join import cat
 
 _FN = "function out"
@@ -75,8 +76,71 @@ class FftC2RBackward0(Node):
         if doubled > 0:  # the bins standing for their mirrored twins count twice
             w = g.new_ones(gi._data.shape[last])  # (on g's device: a meta g, a meta w)
             w[1:1 + doubled] = 2
+            half = gi._data
             gi = gi * w.reshape((-1,) + (1,) * (gi._data.ndim - 1 - last))
+            if type(half) is MetaArray:  # PyTorch doubles them in place: the transform's layout stays
+                gi._data = MetaArray(half.shape, half.dtype, half.strides, value=gi._data._value)
         return (gi,)
+
+
+# -- the results' layout on the meta device ------------------------------------------------------------
+# PyTorch's meta kernels lay an FFT's result out as its cuFFT kernels do (a meta tensor has no device to say
+# otherwise). One plan transforms up to three dims, the result C-contiguous in this order: the dims not transformed
+# first, in the input's order of strides (largest first), then the transformed ones in the plan's order. More dims
+# take several plans, each on the previous one's result. tinytorch's CPU results keep numpy's C order (a copy into
+# that layout would cost every call for strides alone), so only a ``MetaArray`` is laid out anew.
+_PLAN_DIMS = 3  # the most dims one plan transforms
+
+
+def _by_stride(a, dims) -> list:
+    """``dims`` in ``a``'s order of strides, largest first (a stable sort: ties keep their order)."""
+    return sorted(dims, key=lambda d: a.strides[d], reverse=True)
+
+
+def _planned(out: MetaArray, a, dims) -> MetaArray:
+    """``out`` as one plan over ``dims`` (in that order) on ``a``'s layout makes it."""
+    batch = _by_stride(a, [d for d in range(a.ndim) if d not in dims])
+    strides = [0] * out.ndim
+    step = out.itemsize
+    for d in reversed(dims):  # the signal: C-contiguous in the plan's order
+        strides[d] = step
+        step *= max(out.shape[d], 1)
+    for d in reversed(batch):  # the batch: one collapsed dim, its parts counted as PyTorch counts them (0 stays 0)
+        strides[d] = step
+        step *= out.shape[d]
+    return MetaArray(out.shape, out.dtype, value=out._value)._view(out.shape, strides)
+
+
+def _one_plan(dims) -> bool:
+    """Whether PyTorch transforms ``dims`` in one plan, in their given order (a real transform's, to or from)."""
+    return len(dims) <= _PLAN_DIMS and not (len(dims) > 1 and dims[0] == 0 and dims[1] == 1)
+
+
+def _staged(out: MetaArray, a, dims) -> MetaArray:
+    """``out`` laid out by complex plans over ``dims`` on ``a``: each takes the remaining dims of smallest strides."""
+    work, dims = a, list(dims)
+    while dims:
+        dims = _by_stride(work, dims)
+        work, dims = _planned(out, work, dims[-_PLAN_DIMS:]), dims[:-_PLAN_DIMS]
+    return work
+
+
+def _meta_layout(kind: str, out, a, dims):
+    """``out`` with PyTorch's meta strides for a transform of ``a`` over ``dims`` (a CPU array: as it is)."""
+    if type(out) is not MetaArray:
+        return out
+    if kind == "c2c":
+        return _staged(out, a, dims) if dims else MetaArray.like(a)
+    if _one_plan(dims):  # a c2r plan reads a C-contiguous copy of its input
+        return _planned(out, a if kind == "r2c" else MetaArray(a.shape, a.dtype), dims)
+    if kind == "c2r":  # the complex dims first, then the last one to real
+        return _planned(out, _staged(a, a, dims[:-1]), dims[-1:])
+    # r2c: the last dim's one-sided half first, then the complex dims on it
+    half = list(a.shape)
+    half[dims[-1]] = half[dims[-1]] // 2 + 1
+    half = MetaArray(half, out.dtype)
+    work = _staged(half, _planned(half, a, dims[-1:]), dims[:-1])
+    return work if work.shape == out.shape else out  # two-sided: the half copied into a C-contiguous result
 
 
 # the three primitives' arrays: numpy's transforms and the scaling compute inf and NaN (an inf input makes
@@ -84,13 +148,15 @@ class FftC2RBackward0(Node):
 @silent
 def _c2c_array(a: np.ndarray, dims: tuple, scaling: str, forward: bool) -> np.ndarray:
     out = np.fft.fftn(a, axes=dims) if forward else np.fft.ifftn(a, axes=dims, norm="forward")
-    return _scale(as_array(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
+    out = _scale(as_array(out), scaling, _count(a.shape, dims)).astype(a.dtype, copy=False)
+    return _meta_layout("c2c", out, a, dims)
 
 
 @silent
 def _r2c_array(a: np.ndarray, dims: tuple, scaling: str, onesided: bool) -> np.ndarray:
     out = np.fft.rfftn(a, axes=dims) if onesided else np.fft.fftn(a, axes=dims)
-    return _scale(as_array(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
+    out = _scale(as_array(out), scaling, _count(a.shape, dims)).astype(_dtype.TO_COMPLEX[a.dtype], copy=False)
+    return _meta_layout("r2c", out, a, dims)
 
 
 @silent
@@ -99,7 +165,8 @@ def _c2r_array(a: np.ndarray, dims: tuple, scaling: str, last_size: int) -> np.n
     shape[-1] = last_size
     out = np.fft.irfftn(a, s=shape, axes=dims, norm="forward")
     count = _count(a.shape, dims[:-1]) * last_size
-    return _scale(as_array(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
+    out = _scale(as_array(out), scaling, count).astype(_dtype.TO_REAL[a.dtype], copy=False)
+    return _meta_layout("c2r", out, a, dims)
 
 
 def _c2c(x: Tensor, dims: tuple, scaling: str, forward: bool) -> Tensor:
@@ -201,12 +268,11 @@ def _pad_all(x: Tensor, dims, sizes) -> Tensor:
 
 # -- the transforms, over n dimensions ----------------------------------------------------------------
 def _fftn(x, s, dim, norm, forward: bool, one_dim: bool = False):
-    x = _floating(x)
+    # PyTorch's n-d transforms take a real signal as complex, before padding it (its gradient: the real part)
+    x = _floating(x) if one_dim else _complex(x)
     dims, sizes = _dims_and_sizes(x, s, dim)
     x = _pad_all(x, dims, sizes)
     scaling = _scaling(norm, forward)
-    if not one_dim:
-        x = _complex(x)  # PyTorch's n-d transforms take a real signal as complex
     if x._data.dtype.kind != "c":
         out = _r2c(x, dims, scaling, False)  # a real signal: PyTorch's r2c, two-sided
         return out if forward else out.conj()

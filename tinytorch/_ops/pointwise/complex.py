@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP
+from ..._meta_array import MetaArray
 from .._core import narrow_dtypes
 
 from ... import _dtype
@@ -72,7 +73,11 @@ def conj(input: Tensor) -> Tensor:
     ``is_conj()`` (the values, dtype and gradient are the same; writes to it do not reach ``input``)."""
     if input._data.dtype not in _COMPLEX:
         return input
-    out = _conjugated(input, ConjBackward0)
+    x = input._data
+    if type(x) is MetaArray:  # on the meta device, PyTorch's view: the input's strides
+        out = record(MetaArray(x.shape, x.dtype, x.strides, value=np.conjugate(x)._value), ConjBackward0, (input,))
+    else:
+        out = _conjugated(input, ConjBackward0)
     out._is_conj = True
     return out
 
