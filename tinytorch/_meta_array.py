@@ -526,8 +526,10 @@ def _mask_as_indices(key: tuple, shape: tuple) -> tuple:
             for i, n in enumerate(k.shape):
                 if dim + i >= len(shape) or shape[dim + i] != n:
                     size = shape[dim + i] if dim + i < len(shape) else 0
-                    raise IndexError(f"boolean index did not match indexed array along axis {dim + i}; size of axis "
-                                     f"is {size} but size of corresponding boolean axis is {n}")
+                    # numpy's own IndexError (its words differ between 1.x and 2.x), from empty stand-ins
+                    np.empty((0,) * (dim + i) + (size,))[np.empty((0,) * (dim + i) + (n,), np.bool_)]
+                    raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+                                     f"{dim + k.ndim} were indexed")  # (a mask past the last axis)
             count = k.size if k.value else 0
             out += [MetaArray((count,), np.intp)] * k.ndim
         else:
