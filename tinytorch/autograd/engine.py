@@ -38,8 +38,6 @@ def _ones_seed(out):
     return mark_meta(seed) if out._meta else seed
 
 
-
-
 def _grad_list(grad_tensors, n: int) -> list:
     """The gradients given for ``n`` outputs, as a list: PyTorch ignores surplus ones and refuses missing ones."""
     if grad_tensors is None:

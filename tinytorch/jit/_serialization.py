@@ -131,7 +131,8 @@ def _build(tree: dict, tensors: dict, prefix: str, top: bool) -> TracedModule:
 
 def save(m, f, _extra_files=None) -> None:
     """Write a traced module or function (``torch.jit.trace``'s result) to ``f`` (a path or a binary file)."""
-    warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning)
+    warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
+                  stacklevel=1)  # (no caller named, as trace's)
     write(m, f)
 
 
@@ -164,7 +165,8 @@ def write(m, f) -> None:
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes: bool = False):
     """A traced module or function written by ``save``."""
-    warnings.warn("`torch.jit.load` is deprecated. Please switch to `torch.export`.", DeprecationWarning)
+    warnings.warn("`torch.jit.load` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
+                  stacklevel=1)  # (no caller named, as trace's)
     if isinstance(f, (str, os.PathLike)):  # PyTorch checks a path before it opens it
         if not os.path.exists(f):
             raise ValueError(f"The provided filename {f} does not exist")

@@ -568,7 +568,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
     # PyTorch's deprecations of TorchScript name no caller (no stacklevel): Python's default filters, which show a
     # DeprecationWarning only where __main__ triggers it, keep them quiet, as here
     warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning)
+                  DeprecationWarning, stacklevel=1)
     if isinstance(func, (ScriptModule, ScriptFunction)):
         warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
                       "as is.", stacklevel=2)
@@ -607,7 +607,7 @@ def trace_module(mod, inputs, optimize=None, check_trace: bool = True, check_inp
     if set(inputs) != {"forward"}:
         raise NotImplementedError("tinytorch.jit.trace_module traces forward only")
     warnings.warn("`torch.jit.trace_method` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning)  # (no caller named, as trace's)
+                  DeprecationWarning, stacklevel=1)  # (no caller named, as trace's)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return trace(mod, inputs["forward"], check_trace=check_trace, check_inputs=check_inputs, strict=strict)
@@ -762,7 +762,7 @@ def script(obj=None, optimize=None, _frames_up: int = 0, _rcb=None, example_inpu
     """A module or function to run as the traces of its calls (see the module docstring); classes and other
     objects are returned as they are (they run eagerly)."""
     warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning)  # (no caller named, as trace's)
+                  DeprecationWarning, stacklevel=1)  # (no caller named, as trace's)
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if isinstance(obj, Module):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._dtype import FROM_NP, LOWP_NP
+from ..._dtype import LOWP_NP
 from ...autograd.forward_ad import _add_terms, _forward_only
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node, elem_strides

@@ -155,8 +155,9 @@ _F32 = np.dtype(np.float32)
 
 
 def _check_mixed_dtype(dt, *params) -> None:
-    """PyTorch's CPU rule for batch, layer and group norm (its mixed_type.h): the first given parameter of another dtype than the input
-    makes the call mixed, allowed only with every parameter float32 and a float16/bfloat16 input."""
+    """PyTorch's CPU rule for batch, layer and group norm (its mixed_type.h): the first given parameter of another
+    dtype than the input makes the call mixed, allowed only with every parameter float32 and a float16/bfloat16
+    input."""
     first = next((t for t in params if t is not None), None)
     if first is None or first._data.dtype == dt:
         return

@@ -13,6 +13,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from ...tensor import Tensor
 
 # sets, as PyTorch's messages print them (their order follows the string hashes of the process)
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from ...tensor import Tensor
 
 
 class Dropout(Module):

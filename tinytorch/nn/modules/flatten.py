@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..._ops.shape.shape import flatten, unflatten
 from .module import Module
+from ...tensor import Tensor
 
 
 class Flatten(Module):

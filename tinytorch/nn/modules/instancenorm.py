@@ -6,6 +6,7 @@ import warnings
 
 from ..._ops.nn import instance_norm as _inorm
 from .batchnorm import _LazyNormBase, _NormBase
+from ...tensor import Tensor
 
 
 class _InstanceNorm(_NormBase):

@@ -11,6 +11,7 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from ...tensor import Tensor
 
 
 class Identity(Module):

@@ -9,6 +9,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ...tensor import Tensor
 
 
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, dtype, device) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from ...tensor import Tensor
 
 
 def _padding(padding, n: int) -> tuple:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..._ops.nn import pixel_shuffle as _ps
 from .module import Module
+from ...tensor import Tensor
 
 
 class PixelShuffle(Module):

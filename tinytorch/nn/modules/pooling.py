@@ -7,6 +7,7 @@ from ..._ops.nn import pool3d as _pool3d
 from ..._ops.nn import fractional_pool as _fractional
 from ..._ops.nn import unpool as _unpool
 from .module import Module
+from ...tensor import Tensor
 
 
 class _MaxPoolNd(Module):
