@@ -49,6 +49,14 @@ _INFIX = {operator.add: "+", operator.sub: "-", operator.lt: "<", operator.le: "
 _CALLED = {operator.eq: "Eq", operator.ne: "Ne", operator.mod: "PythonMod"}
 
 
+def _with_user_stack(node):
+    """``node``, marked with the user's line that made it (the ``# File:`` line export prints)."""
+    stack = _user_stack()
+    if stack is not None:
+        node.meta["stack_trace"] = stack
+    return node
+
+
 class Unbacked:
     """The unbacked symbols of one capture (``rec``): made by ``item``, combined by ``binary``/``unary``."""
 
@@ -86,10 +94,7 @@ class Unbacked:
         if isinstance(value, (bool, complex)):
             raise NotImplementedError(f"tinytorch.export: .item() of a {t.dtype} tensor (PyTorch's unbacked "
                                       "SymBool or complex value) is not supported")
-        node = self.rec.call(self.overload, t)
-        stack = _user_stack()
-        if stack is not None:
-            node.meta["stack_trace"] = stack
+        node = _with_user_stack(self.rec.call(self.overload, t))
         if isinstance(value, int):
             k = len(self.ints)
             sym = SymInt._made(value + self.shifts.get(k, 0), node, f"u{k}", self)
@@ -102,11 +107,8 @@ class Unbacked:
         return sym
 
     def _node(self, fn, args: tuple, value, expr: str):
-        node = self.rec.graph.create_node("call_function", fn, tuple(a.node if isinstance(a, _Symbolic) else a
-                                                                     for a in args), name=fn.__name__)
-        stack = _user_stack()
-        if stack is not None:
-            node.meta["stack_trace"] = stack
+        node = _with_user_stack(self.rec.graph.create_node(
+            "call_function", fn, tuple(a.node if isinstance(a, _Symbolic) else a for a in args), name=fn.__name__))
         cls = SymBool if isinstance(value, bool) else SymInt if isinstance(value, int) else SymFloat
         node.meta["val"] = out = cls._made(value, node, expr, self)
         return out
