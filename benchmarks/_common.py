@@ -129,7 +129,7 @@ def quickstart_model(torch_like):
 
 def cycling_step(model, loss_fn, opt, batches: list):
     """A training step as a closure: each call takes the next of ``batches`` (x, y) in turn, then the loss,
-    its backward, the optimizer's step and zero_grad."""
+    its backward, the optimizer's step and zero_grad; it returns the loss."""
     state = [0]
 
     def step():
@@ -139,6 +139,7 @@ def cycling_step(model, loss_fn, opt, batches: list):
         loss.backward()
         opt.step()
         opt.zero_grad()
+        return loss
     return step
 
 

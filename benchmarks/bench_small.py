@@ -196,7 +196,7 @@ def make_quickstart_step(lib, batch: int, impl="tinytorch"):
     def step():
         x, y = data[state[0] % len(data)]
         state[0] += 1
-        run(x, y)
+        return run(x, y)
     return step
 
 

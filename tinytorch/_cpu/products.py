@@ -23,6 +23,7 @@ from .._ops._kernels.parallel import matmul as _gemm
 from .._ops.linalg import matmul as matmul_ops, products as products_ops
 from .._ops.nn.linear import _LinearAddmm, addmm_grads
 from .._ops.nn import linear as linear_ops
+from .._ops.reduce import reduce as _reduce
 from .._ops.shape.shape import UnsafeViewBackward0, ViewBackward0
 from .blas_outer import blas_outer
 from . import mkl_gemm
@@ -124,7 +125,9 @@ def linear_backward(self, g):
 
 
 def _sum_rows(g: np.ndarray) -> np.ndarray:
-    return g.sum(0)
+    # the sum op's own step (PyTorch's cascade where the [fast] path sums), as the formula's ``g.sum(0)`` and a
+    # compiled step's plan sum it: numpy's ``g.sum(0)`` adds the rows in another order
+    return _reduce._sum_array(g, (0,), False, g.dtype)
 
 
 def _rows_as_they_are(rows: np.ndarray) -> np.ndarray:
