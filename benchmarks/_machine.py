@@ -26,3 +26,18 @@ def kernels_line(threads: int | None = 1, env_update: dict | None = None, env_dr
             "print(line)")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     return proc.stdout.strip() or f"kernels unknown ({proc.stderr.strip().splitlines()[-1:]})"
+
+
+def cpu_name() -> str:
+    """The processor's model name (``/proc/cpuinfo``; ``platform.processor()`` elsewhere): the machine kind a
+    table belongs to (an Intel Xeon and an AMD EPYC rank the same code differently)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown CPU"

@@ -216,3 +216,82 @@ def test_trace_regions_reports_each_kind_of_region(capsys, monkeypatch):
     assert "regions a step" in out
     rows = [line for line in out.splitlines() if line.startswith("| `")]
     assert any("_conv_fwd" in line for line in rows), out  # the convolution's split forward was traced
+
+
+def test_install_of_names_each_combination():
+    import bench_installs
+
+    assert bench_installs.install_of(numba=False, mkl=False) == "default"
+    assert bench_installs.install_of(numba=True, mkl=False) == "fast"
+    assert bench_installs.install_of(numba=True, mkl=True) == "fast+mkl"
+    assert bench_installs.install_of(numba=False, mkl=True) not in bench_installs.INSTALLS
+    assert bench_installs._installs_arg("default,[fast],[fast,mkl]") == ["default", "fast", "fast+mkl"]
+    with pytest.raises(SystemExit, match="'mkl' is not one of"):
+        bench_installs._installs_arg("fast,mkl")
+
+
+def test_installs_probe_reports_what_the_switches_give():
+    pytest.importorskip("tinytorch")
+    import glob
+    import importlib.util
+
+    import bench_installs
+
+    numba = importlib.util.find_spec("numba") is not None
+    mkl = any(glob.glob(os.path.join(root, "lib", "libmkl_rt.so.2")) for root in (sys.prefix, sys.base_prefix))
+    assert bench_installs.probe("default")["install"] == "default"  # both switches on: numpy only, always
+    assert bench_installs.probe("fast")["install"] == ("fast" if numba else "default")
+    got = bench_installs.probe("fast+mkl")
+    assert got["install"] == bench_installs.install_of(numba, mkl)
+    assert ("GEMMs MKL" in got["kernels"]) == mkl
+
+
+def test_installs_worker_checks_its_install():
+    pytest.importorskip("tinytorch")
+    import json
+
+    import bench_installs as b
+
+    got = b.run("quickstart1-step", "tinytorch", "default", True, 1, 1)
+    assert got["install"] == "default" and got["threads"] == 1, got
+    assert "compiled kernels: off (TINYTORCH_NO_NUMBA)" in got["kernels"] and "GEMMs" not in got["kernels"]
+    # a worker whose environment gives another install than the one it is asked to measure fails loudly
+    wrong = b._subprocess(["--worker", json.dumps(["quickstart1-step", "tinytorch", "fast", False, 1, 1])],
+                          b._env("default", 1), 600)
+    assert wrong["error"].startswith("install mismatch: asked for fast, the kernels are default"), wrong
+
+
+def test_installs_left_out_with_a_note():
+    import bench_installs as b
+
+    answers = {"default": {"install": "default", "kernels": "numpy"},
+               "fast": {"error": "ModuleNotFoundError: No module named 'numba'"},
+               "fast+mkl": {"install": "fast", "kernels": "numpy, compiled kernels: numba"}}
+    kept, kernels, notes = b.choose_installs(list(b.INSTALLS), answers.__getitem__)
+    assert kept == ["default"] and kernels == {"default": "numpy"}
+    assert notes == ["- [fast] left out: ModuleNotFoundError: No module named 'numba'",
+                     "- [fast,mkl] left out: its switches give fast here (numpy, compiled kernels: numba)"]
+
+
+def test_installs_tables_for_a_fake_result():
+    import bench_installs as b
+
+    def r(s, threads=1):
+        return {"cpu": s, "wall": 2 * s, "threads": threads}
+
+    results = {
+        "gpt|1|torch": [r(0.010), r(0.012), r(0.011)],
+        "gpt|1|default/eager": [r(0.022), r(0.020), r(0.021)],
+        "gpt|1|default/compiled": [{"error": "boom"}],
+        "gpt|1|fast/eager": [r(0.0055), r(0.0050), r(0.0060)],
+        "gpt|0|torch": [r(0.004, 2)],
+        "gpt|0|default/eager": [r(0.003, 2)],
+    }
+    text = b.tables(results, ["gpt"], ["default", "fast"], [1, 0], 3)
+    one, default = text.split("### ")[1:]
+    assert one.startswith("1 thread: CPU time per step, median of 3 interleaved rounds")
+    assert default.startswith("the default thread count (the libraries chose 2): wall time")
+    head = "| row | PyTorch eager | default eager | default compiled | [fast] eager | [fast] compiled |"
+    assert head in one and head in default
+    assert f"| {b.ROWS['gpt'][1]} | 11 ms | 21 ms (1.91x) | failed | 5.5 ms (0.50x) | — |" in one
+    assert f"| {b.ROWS['gpt'][1]} | 8 ms | 6 ms (0.75x) | — | — | — |" in default
