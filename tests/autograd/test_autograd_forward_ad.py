@@ -351,3 +351,43 @@ def test_dual_tensor_repr_as_pytorch():
         with ad.dual_level():
             return repr(ad.make_dual(L.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]), L.ones(2, 3)))
     assert run(tinytorch, fwAD) == run(torch, tfwAD)
+
+
+# a tangent computed through a tensor that requires grad (w, W: not dual) records history there, its last node the
+# last op of PyTorch's forward formula: an absent tangent is a zero tensor in PyTorch's formulas, so mul's
+# ``other_t * self_p + self_t * other_p`` ends with an add even where one term is zero
+CAPTURED = {
+    "mul": lambda L, x, w, W: x * w,
+    "mul_reversed": lambda L, x, w, W: w * x,
+    "sin_of_mul": lambda L, x, w, W: L.sin(x * w),
+    "mv": lambda L, x, w, W: W @ x,
+    "mm": lambda L, x, w, W: W @ x.unsqueeze(1),
+    "sum": lambda L, x, w, W: (x * w).sum(),
+    "sum_dim": lambda L, x, w, W: (x * w).sum(0, keepdim=True),
+    "mean": lambda L, x, w, W: (x * w).mean(),
+    "chain": lambda L, x, w, W: L.tanh(W @ x + w).exp().sum(),
+    "add": lambda L, x, w, W: x + w,
+    "sub_both": lambda L, x, w, W: x * w - x,
+    "div": lambda L, x, w, W: x / w,
+    "div_reversed": lambda L, x, w, W: w / x,
+    "exp_times": lambda L, x, w, W: L.exp(x) * w,
+    "relu": lambda L, x, w, W: L.relu(x * w),
+}
+
+
+def _captured_tangent(L, ad, name):
+    L.manual_seed(0)
+    w = L.tensor([0.5, -1.5, 2.0], requires_grad=True)
+    W = L.tensor([[0.5, -1.0, 0.25], [1.0, 2.0, -0.5], [0.0, 1.5, 1.0]], requires_grad=True)
+    x, v = L.tensor([0.3, -0.7, 1.1]), L.tensor([-0.0, 1.0, -2.0])
+    with ad.dual_level():
+        t = ad.unpack_dual(CAPTURED[name](L, ad.make_dual(x, v), w, W)).tangent
+        return t.requires_grad, None if t.grad_fn is None else type(t.grad_fn).__name__, t.detach().numpy()
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURED))
+def test_tangent_through_a_captured_tensor_has_pytorchs_node(name):
+    ours, theirs = _captured_tangent(tinytorch, fwAD, name), _captured_tangent(torch, tfwAD, name)
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_array_equal(np.signbit(ours[2]), np.signbit(theirs[2]))  # (a zero term keeps -0.0)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)

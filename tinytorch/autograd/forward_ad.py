@@ -322,6 +322,21 @@ def _out_shape(node, i: int = 0) -> tuple:
     return tuple(_out_meta(node)[i][0])
 
 
+def formula_sum(first, second):
+    """``first + second`` in a forward formula, as PyTorch runs its formulas (``other_t * self_p + self_t * other_p``):
+    an absent tangent is a zero tensor there, whose term adds nothing, but the sum is still the formula's last op
+    (AddBackward0, with no edge for the zero) where the other term records history."""
+    if first is not None and second is not None:
+        return first + second
+    t = second if first is None else first
+    if t is None or not t.requires_grad:
+        return t
+    zero = zeros((), dtype=t.dtype)
+    total = zero + t if first is None else t + zero
+    total._data[...] = t._data  # (PyTorch's zero tensor adds nothing at all: a -0.0 stays -0.0)
+    return total
+
+
 def _add_terms(*terms):
     """The sum of the tangent terms that exist (None where no input had a tangent)."""
     total = None

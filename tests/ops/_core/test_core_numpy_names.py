@@ -99,7 +99,7 @@ def test_both_spellings_raise_pytorchs_type_error(fn, args, kwargs):
 
 
 # the functions PyTorch writes in Python (torch/functional.py, nn.functional) take no numpy spelling: refused, in
-# PyTorch's words (torch.unique's is named by the function PyTorch dispatches to, _return_output: the type only)
+# PyTorch's words (torch.unique's named by the function PyTorch's boolean_dispatch calls, _return_output)
 @pytest.mark.parametrize("fn, args, kwargs", [
     ("norm", (), {"axis": 1}), ("split", (1,), {"axis": 0}), ("unique", (), {"axis": 0}),
     ("unique_consecutive", (), {"axis": 0}), ("nn.functional.softmax", (), {"axis": 1}),
@@ -118,11 +118,56 @@ def test_python_functions_refuse_numpy_spellings(fn, args, kwargs):
         except TypeError as e:
             return "TypeError", str(e)
 
-    ours, theirs = outcome(tinytorch), outcome(torch)
-    if fn.startswith("unique"):
-        assert ours[0] == theirs[0] == "TypeError"
-    else:
-        _same(ours, theirs)
+    _same(outcome(tinytorch), outcome(torch))
+
+
+# torch.unique and torch.unique_consecutive are boolean_dispatch's in PyTorch: the Python function it calls, and so
+# the name Python's argument errors give, follows return_inverse and return_counts (read by keyword or at the
+# positions boolean_dispatch reads them, which for unique_consecutive are not the parameters' own)
+_DISPATCHED_CALLS = [
+    ((), {"return_inverse": True}), ((), {"return_counts": True}), ((), {"return_inverse": 1, "return_counts": 1}),
+    ((True, True), {}), ((True, False, True), {}), ((True, True, True), {}), ((True, False, False, 0, 7), {}),
+    ((True, False, False, 0), {"dim": 0}), ((), {"return_inverse": True, "return_counts": False}),
+    ((), {"sorted": False}),
+]
+
+
+@pytest.mark.parametrize("fn", ["unique", "unique_consecutive"])
+@pytest.mark.parametrize("args, kwargs", _DISPATCHED_CALLS)
+def test_unique_argument_errors_name_the_dispatched_function(fn, args, kwargs):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        x = lib.tensor([[1, 2], [1, 2], [3, 4]])
+        try:
+            getattr(lib, fn)(x, *args, **{**kwargs, "axis": 0})
+        except TypeError as e:
+            return str(e)
+        return "no error"
+
+    theirs = outcome(torch)
+    assert theirs != "no error"
+    assert outcome(tinytorch) == theirs
+
+
+def test_unique_without_input_names_the_dispatched_function():
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        with pytest.raises(TypeError) as info:
+            lib.unique()
+        return str(info.value)
+
+    assert outcome(tinytorch) == outcome(torch)
+
+
+def test_a_type_error_inside_unique_keeps_its_words():
+    """Only Python's refusal of the call itself is renamed: an error raised inside the implementation is not."""
+    torch = pytest.importorskip("torch")
+    for lib in (tinytorch, torch):
+        with pytest.raises(TypeError) as info:
+            lib.unique(lib.tensor([1, 2]), dim="a")
+        assert not str(info.value).startswith("_return_output()")
 
 
 # -- methods: PyTorch's parser reads x.X(...) as it reads torch.X(x, ...) ------------------------------------

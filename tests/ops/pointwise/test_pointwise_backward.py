@@ -83,3 +83,26 @@ def test_activation_grads_match_pytorch(op):
         grads.append(xx.grad.numpy())
     # float32 tanh/sigmoid results differ from PyTorch's by an ulp or two; 1 - y*y magnifies that near |y| = 1
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("grad", [1.0, float("inf"), float("nan")])
+@pytest.mark.parametrize("size", [2, 5000])
+def test_backward_at_infinities_is_silent_as_pytorch(name, dtype, grad, size):
+    """x = +-inf (tanh's result +-1, its derivative 0; an infinite gradient times 0 is NaN): the gradient's values
+    as PyTorch's and no numpy warning, on small and large arrays."""
+    import warnings
+
+    def run(lib):
+        x = lib.full((size,), float("inf"), dtype=getattr(lib, dtype))
+        x[::2] = -float("inf")
+        x.requires_grad_(True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(lib, name)(x).backward(lib.full((size,), grad, dtype=getattr(lib, dtype)))
+        return x.grad.float().numpy(), [str(w.message) for w in caught]
+
+    (g, warned), (g_t, warned_t) = run(tt), run(torch)
+    assert warned == warned_t == []
+    np.testing.assert_array_equal(g, g_t)

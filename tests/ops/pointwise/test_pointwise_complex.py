@@ -105,3 +105,28 @@ def test_normalize_of_a_scalar(value, p):
     _differential(lambda T, x: T.nn.functional.normalize(x, p=p, dim=0), [np.array(value, np.complex64)])
     _differential(lambda T, x: T.nn.functional.normalize(x, p=p, dim=-1), [np.array(value.real, np.float32)],
                   grads=False)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("fn", ["tanh", "abs", "neg"])
+def test_quiet_unary_ops_on_nonfinite_complex_values_warn_as_pytorch(fn, dtype):
+    """tanh, abs and neg skip numpy's error state on real inputs (they raise no warning there); numpy's complex
+    tanh of an infinite imaginary part warns, PyTorch's does not: their values and warnings as PyTorch's, gradient
+    through tanh too."""
+    import warnings
+    inf = float("inf")
+    values = np.array([complex(inf, 0), complex(-inf, 1), complex(0, inf), complex(1, 1e30), complex(0, float("nan"))],
+                      dtype=dtype)
+
+    def run(lib):
+        x = lib.tensor(values, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = getattr(lib, fn)(x)
+            y.real.sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), [str(w.message) for w in caught]
+
+    (y, g, warned), (y_t, g_t, warned_t) = run(tt), run(torch)
+    assert warned == warned_t == []
+    np.testing.assert_allclose(y, y_t, rtol=1e-6)
+    np.testing.assert_allclose(g, g_t, rtol=1e-6)

@@ -116,6 +116,13 @@ def respell(decl, args: tuple, kwargs: dict, error: TypeError):
     named = named_argument_error(error, decl.name)
     if named is not error:
         raise named from None
+    if callable(decl.python_function) and error.__traceback__ is not None and error.__traceback__.tb_next is None:
+        # Python refused the call before the implementation ran (no frame of it in the traceback): its words, under
+        # the name of the function PyTorch's boolean_dispatch picks for these arguments
+        own = f"{decl.impl.__qualname__}()"
+        text = str(error)
+        if text.startswith(own):
+            raise TypeError(f"{decl.python_function(args, kwargs)}(){text[len(own):]}") from None
     # nn.functional's ops are Python functions in PyTorch too, and so are a few torch.X (``python_function``):
     # no parser reads their keywords (torch.norm(x, axis=1) is refused)
     if not kwargs or decl.namespace == "" or decl.python_function:

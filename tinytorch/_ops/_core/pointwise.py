@@ -148,8 +148,10 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
     """``op(input)``: forward ``fn`` on the array, recording a ``node_cls`` node when grad is needed.
 
     floating: integer and bool inputs compute in the default float dtype (exp, sin, ...), as PyTorch.
-    quiet: ``fn`` raises no floating-point warning (relu, abs, neg, tanh), so numpy's error state is
-    left alone: entering ``np.errstate`` costs about a microsecond, as much as a small op."""
+    quiet: ``fn`` raises no floating-point warning on real inputs (relu, abs, neg, tanh), so numpy's error
+    state is left alone there: entering ``np.errstate`` costs about a microsecond, as much as a small op.
+    Complex inputs are computed quietly all the same (numpy warns for ``tanh(complex(0, inf))``; PyTorch does
+    not)."""
     saves = node_cls.saves
 
     def unary_op(input: Tensor) -> Tensor:
@@ -164,7 +166,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         one = SCALARS_BY_VALUE and not x.ndim  # numpy 1.x: a 0-d x as one element (fn's Python numbers)
         if one:
             x = x.reshape(1)
-        if quiet:
+        if quiet and storage.kind != "c":
             out = fn(x)
         else:
             with np.errstate(all="ignore"):

@@ -262,7 +262,7 @@ class OpDecl:
 def op(name: str | None = None, variants: str = "function", *, method=None, inplace=None, functional=None,
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
-       python_method: bool = False, python_function: bool = False, overlap=None, functional_apart: bool = False,
+       python_method: bool = False, python_function=False, overlap=None, functional_apart: bool = False,
        meta: str | None = None, scalar=None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
@@ -291,7 +291,10 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 argument parser reads its keywords, so they have no other spellings, and Python's errors name
                 it ``Tensor.X``.
     python_function  PyTorch writes ``torch.X`` in Python too (``torch/functional.py``: split, norm, unique):
-                ``torch.norm(x, axis=1)`` is refused as there (the ops of its parser take ``axis``).
+                ``torch.norm(x, axis=1)`` is refused as there (the ops of its parser take ``axis``). Or a function
+                ``(args, kwargs) -> name``: PyTorch's ``torch.X`` is ``boolean_dispatch``'s, which calls one of
+                several Python functions by a flag argument, so Python's argument errors name that one
+                (``_return_output() got an unexpected keyword argument``); ``arguments.respell`` renames them.
     functional_apart  PyTorch writes ``nn.functional.X`` in Python, apart from ``torch.X`` (``F.max_pool2d`` is not
                 ``torch.max_pool2d``, and torch.fx records a call of it by that function): ``nn.functional`` gives it
                 a spelling of its own (``spelling_of``).

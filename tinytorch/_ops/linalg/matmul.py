@@ -18,7 +18,7 @@ from .._core.registry import op
 from ..._quiet_fp import cast, silent
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _add_terms
+from ...autograd.forward_ad import formula_sum
 
 _PRODUCT = "function method out"
 
@@ -97,7 +97,7 @@ class MmBackward0(Node):
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved
-        return _add_terms(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
+        return formula_sum(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
 
 
 class _GeneralMatmul(Node):
@@ -124,7 +124,7 @@ class _GeneralMatmul(Node):
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved
-        return _add_terms(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
+        return formula_sum(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
 
 
 def _named(name, fields):

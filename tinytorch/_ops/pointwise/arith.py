@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from ..._quiet_fp import cast, loud, quiet
+from ...autograd.forward_ad import formula_sum
 from ...autograd.node import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
@@ -101,6 +102,8 @@ class SubBackward0(_BinaryNode, EdgePair):
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
+        if ta is not None and tb is not None:  # PyTorch's formula: self_t - maybe_multiply(other_t, alpha)
+            return ta - (tb if self.alpha == 1 else mul_scalar(tb, self.alpha))
         return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else mul_scalar(-tb, self.alpha)))
 
 
@@ -204,9 +207,10 @@ class MulBackward0(_BinaryNode, SavedPair):
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
+        # PyTorch's formula: other_t * self_p + self_t * other_p
         a, b = self._unpacked_saved
-        return add_terms(None if ta is None else ta * (self.b_scalar if b is None else b),
-                         None if tb is None else tb * (self.a_scalar if a is None else a))
+        return formula_sum(None if tb is None else tb * (self.a_scalar if a is None else a),
+                           None if ta is None else ta * (self.b_scalar if b is None else b))
 
 
 @op(variants=_ARITH, aliases=("multiply",), dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",),

@@ -66,8 +66,27 @@ def _has_nan(x: np.ndarray) -> bool:
     return x.dtype in FLOATING_NP and bool(np.isnan(x).any())
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True, python_function=True,
-    meta="data_dependent")
+def _flag(args: tuple, kwargs: dict, name: str, index: int) -> bool:
+    """A flag argument as PyTorch's ``boolean_dispatch`` reads it: by keyword, else at ``index`` of the positional
+    arguments (which may not be the parameter's own position), else False."""
+    if name in kwargs:
+        return bool(kwargs[name])
+    return index < len(args) and bool(args[index])
+
+
+def _dispatched_name(prefix: str, inverse_at: int, counts_at: int):
+    """The Python function PyTorch's ``torch.unique`` / ``torch.unique_consecutive`` calls for these arguments
+    (``boolean_dispatch`` on ``return_inverse``, then ``return_counts``): the name its argument errors give."""
+    def name(args: tuple, kwargs: dict) -> str:
+        inverse = _flag(args, kwargs, "return_inverse", inverse_at)
+        counts = _flag(args, kwargs, "return_counts", counts_at)
+        what = ("inverse_and_counts" if counts else "inverse") if inverse else ("counts" if counts else "output")
+        return f"{prefix}_return_{what}"
+    return name
+
+
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True,
+    python_function=_dispatched_name("", 2, 3), meta="data_dependent")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch on the CPU), with inverse indices and counts. A NaN
@@ -138,8 +157,8 @@ def _insertion_sort(items: list, less) -> list:
     return items
 
 
-@op(variants="function method", no_batch=_DYNAMIC, python_method=True, python_function=True,
-    meta="data_dependent")
+@op(variants="function method", no_batch=_DYNAMIC, python_method=True,
+    python_function=_dispatched_name("_consecutive", 2, 1), meta="data_dependent")  # (PyTorch's indices)
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """Collapse runs of equal consecutive values (slices along ``dim``)."""
     x = input._data

@@ -70,12 +70,15 @@ class SumBackward0(_ReduceNode):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim),)
 
     def jvp(self, t):
-        return t.sum(self.dims, keepdim=self.keepdim) if self.dims else t
+        # the op itself on the tangent (PyTorch's auto_linear), so the tangent's node is this one's overload
+        return t.sum()
 
 
 class SumBackward1(SumBackward0):
     saved_fields = (_DIM, ("keepdim", "keepdim"), _SIZES)
-    pass
+
+    def jvp(self, t):
+        return t.sum(self.dims, keepdim=self.keepdim) if self.dims else t
 
 
 _MEAN_DTYPES = INEXACT_NP - NARROW_NP
@@ -124,12 +127,14 @@ class MeanBackward0(_ReduceNode):
         return (div_scalar(_grad_back(g, self.in_shape, self.dims, self.keepdim), self.count),)
 
     def jvp(self, t):
-        return div_scalar(t.sum(self.dims, keepdim=self.keepdim) if self.dims else t, self.count)
+        return t.mean()  # (as sum's: the op itself on the tangent)
 
 
 class MeanBackward1(MeanBackward0):
     saved_fields = (_DIM, ("keepdim", "keepdim"), _NUMEL, _SIZES)
-    pass
+
+    def jvp(self, t):
+        return div_scalar(t.sum(self.dims, keepdim=self.keepdim) if self.dims else t, self.count)
 
 
 def _require_float(x: np.ndarray, what: str) -> None:

@@ -37,8 +37,11 @@ import sys
 import threading
 import traceback
 
+import numpy as np
+
 from ... import _meta
 from ..._ops.creation import factory as _factory
+from ..._ops._core.members import strided as _strided
 from ..._ops.shape.conversions import preserve_format as _preserve
 from ..._op_namespace import ops
 from ..._ops._core import graph_steps as _graph_steps, paths as _paths, registry as _registry
@@ -208,12 +211,39 @@ class Recording:
                 overload, args = "squeeze.dims", (args[0], list(range(args[0].dim())))
             elif overload == "sum.default":
                 overload, args = "sum.dim_IntList", (args[0], [])
+            else:
+                overload, args, kwargs = self._filled_core(overload, args, kwargs)
         packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
         target = getattr(getattr(ops.aten, packet), name)
         return self.graph.create_node("call_function", target, self.node(args),
                                       {k: self.node(v) for k, v in kwargs.items()},
                                       name=self.graph._target_to_str(packet))
+
+    def _filled_core(self, overload: str, args: tuple, kwargs: dict) -> tuple:
+        """PyTorch's core decompositions of the fills: ``zeros_like``/``ones_like`` as ``full_like`` (in the tensor's
+        own layout unless told), ``empty_like`` of a contiguous tensor as ``empty_permuted`` with its options
+        written out, and ``zero_``/``fill_`` (a number) functionalised as ``full_like``, whose node stands for the
+        tensor from then on. A write into a tensor that shares memory with another the graph holds (a view, or a
+        base with views) stays in place: its value reaches the other through that memory, which a new node would
+        not (PyTorch scatters it back into the base)."""
+        if overload in ("zeros_like.default", "ones_like.default"):
+            kwargs = {**kwargs, "memory_format": kwargs.get("memory_format") or _preserve}
+            return "full_like.default", (args[0], 0 if overload[0] == "z" else 1) + tuple(args[1:]), kwargs
+        if overload == "empty_like.default" and args[0].is_contiguous() and kwargs.get("memory_format") is None:
+            x = args[0]
+            options = {"dtype": kwargs.get("dtype") or x.dtype, "layout": _strided, "device": x.device,
+                       "pin_memory": kwargs.get("pin_memory", False)}
+            return "empty_permuted.default", (list(x.shape), list(range(x.dim()))), options
+        if overload in ("zero_.default", "fill_.Scalar") and not self._shares_memory(args[0]):
+            if overload == "zero_.default":  # (zero_ is a fill in the tensor's own layout; fill_ names none)
+                return "full_like.default", (args[0], 0), {"pin_memory": False, "memory_format": _preserve}
+            return "full_like.default", (args[0], args[1]), {"pin_memory": False}
+        return overload, args, kwargs
+
+    def _shares_memory(self, t: Tensor) -> bool:
+        data = t._data
+        return any(h is not t and isinstance(h, Tensor) and np.may_share_memory(h._data, data) for h in self.held)
 
     def items(self, node, n: int) -> list:
         """``node[0]``, ..., ``node[n - 1]``: the getitem nodes of an op with several results."""
