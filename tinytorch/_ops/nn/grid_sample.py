@@ -23,6 +23,7 @@ from ..shape.join import stack
 from .._core.registry import op
 from .._core.record import record
 from .._kernels import grid_sample_2d as _gs2d
+from ..pointwise.compare import where
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
@@ -118,12 +119,19 @@ def _source(coord: Tensor, size: int, padding_mode: str, align_corners: bool) ->
     return _pad_coord(x, size, padding_mode, align_corners)
 
 
+def _clip(x: Tensor, size: int) -> Tensor:
+    """x clamped to [0, size - 1], its gradient zero on the borders too (PyTorch's ``clip_coordinates_set_grad``
+    counts them out of bounds; a clamp's gradient passes there)."""
+    clamped = x.clamp(0, size - 1)
+    return where(_make((x._data > 0) & (x._data < size - 1)), clamped, clamped.detach())
+
+
 def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     if padding_mode == "border":
-        return x.clamp(0, size - 1)
+        return _clip(x, size)
     if padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        return x.clamp(0, size - 1)
+        return _clip(x, size)
     return x
 
 
