@@ -209,6 +209,24 @@ def test_composite_grid_gradient_on_the_borders(nd, padding_mode, align_corners)
             np.testing.assert_allclose(g.detach().numpy(), w.numpy(), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("bad", (np.inf, -np.inf, np.nan))
+def test_composite_on_non_finite_grids(bad):
+    """The composite (what TINYTORCH_REFERENCE=1 runs in 2-d) reads a non-finite point as PyTorch's vectorised
+    kernel does: outside the input (zeros), and at 0 where a clip meets NaN (border, reflection of an infinity)."""
+    from tinytorch._ops.nn import grid_sample as gs
+    rng = np.random.default_rng(7)
+    for coord in (0, 1):
+        x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+        grid = rng.uniform(-1.2, 1.2, (1, 2, 3, 2)).astype(np.float32)
+        grid[0, 0, 1, coord] = bad
+        for mode, padding, align in itertools.product(("bilinear", "nearest"), ("zeros", "border", "reflection"),
+                                                      (False, True)):
+            with np.errstate(invalid="ignore"):
+                got = gs._composite(tt.tensor(x), tt.tensor(grid), mode, padding, align)
+            want = F.grid_sample(torch.tensor(x), torch.tensor(grid), mode, padding, align)
+            torch.testing.assert_close(torch.from_numpy(got.numpy()), want, equal_nan=True)
+
+
 _FMNIST = os.path.join(data_root(), "FashionMNIST", "raw")
 
 
