@@ -4,7 +4,7 @@ steps ``_topk_indices`` and ``_kth_indices`` run PyTorch's selection on every li
 
 - kthvalue: a line whose k-th smallest value occurs once has one answer, the k-th index of a sort;
 - topk: a line whose first k + 1 values in sorted order are all different has one answer too, the first k of a
-  sort, in sorted order, which PyTorch's selection leaves sorted when asked to, or when it runs
+  sort (of the k + 1 a partition puts first), in sorted order, which PyTorch's selection leaves sorted when asked to, or when it runs
   ``std::partial_sort`` (k * 64 <= n). Unsorted with larger k, ``std::nth_element`` leaves the first k in an
   order of its own: every line runs the step.
 
@@ -32,10 +32,16 @@ def topk_indices(x, k, d, largest, sorted):
     n = x.shape[d]
     if k == 0 or not (sorted or k * 64 <= n):
         return _topk_reference(x, k, d, largest, sorted)
-    order = sort._argsort(x, d, largest)
+    m = min(k + 1, n)
+    if m < n:  # the first k + 1 in sorted order, found by a partition (NaN sorts last: the largest), then sorted
+        cut = np.argpartition(x, n - m if largest else m - 1, axis=d)
+        cand = np.take(cut, np.arange(n - m, n) if largest else np.arange(m), axis=d)
+        within = np.argsort(np.take_along_axis(x, cand, d), axis=d, kind="stable")
+        order = np.take_along_axis(cand, np.flip(within, d) if largest else within, d)
+    else:
+        order = sort._argsort(x, d, largest)
     idx = np.take(order, np.arange(k), axis=d)
-    head = np.take_along_axis(x, np.take(order, np.arange(min(k + 1, n)), axis=d), d)
-    m = head.shape[d]
+    head = np.take_along_axis(x, np.take(order, np.arange(m), axis=d), d)
     tied = _equal(np.take(head, np.arange(m - 1), axis=d), np.take(head, np.arange(1, m), axis=d)).any(axis=d)
     if tied.any():
         out = np.moveaxis(idx, d, -1)  # a view: writing it writes idx
