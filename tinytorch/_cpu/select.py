@@ -4,9 +4,9 @@ steps ``_topk_indices`` and ``_kth_indices`` run PyTorch's selection on every li
 
 - kthvalue: a line whose k-th smallest value occurs once has one answer, the k-th index of a sort;
 - topk: a line whose first k + 1 values in sorted order are all different has one answer too, the first k of a
-  sort (of the k + 1 a partition puts first), in sorted order, which PyTorch's selection leaves sorted when asked to, or when it runs
-  ``std::partial_sort`` (k * 64 <= n). Unsorted with larger k, ``std::nth_element`` leaves the first k in an
-  order of its own: every line runs the step.
+  sort (of the k + 1 a partition puts first), in sorted order, which PyTorch's selection leaves sorted when asked
+  to, or when it runs ``std::partial_sort`` (k * 64 <= n). Unsorted with larger k, ``std::nth_element`` leaves
+  the first k in an order of its own: every line runs the step.
 
 The other lines (ties at the answer, NaNs counted equal) run the step itself. The same indices, so the same values
 and gradients."""
