@@ -175,6 +175,58 @@ def test_bilinear_2d_double_backward():
     np.testing.assert_allclose(gb.grad.numpy(), g.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def _border_grid(nd, sizes, align_corners, rng):
+    """Points on the corners, the borders and the centre (where the coordinate lands exactly on pixel 0 or
+    size - 1), beside random ones inside and outside [-1, 1]."""
+    pts = []
+    for s in sizes:  # the grid values that land on pixel 0 and on pixel size - 1 along one dim (x first)
+        edge = 1.0 if align_corners else 1.0 - 1.0 / s
+        pts.append([-1.0, 1.0, -edge, edge, 0.0])
+    grid = rng.uniform(-1.3, 1.3, (2, *[(3, 8), (2, 4, 8)][nd - 2], nd))
+    flat = grid.reshape(-1, nd)  # a view: each combination once (5 ** nd of them)
+    for i, combo in enumerate(itertools.product(*pts)):
+        flat[i] = combo
+    return grid
+
+
+@pytest.mark.parametrize("nd", (2, 3))
+@pytest.mark.parametrize("padding_mode", ("zeros", "border", "reflection"))
+@pytest.mark.parametrize("align_corners", (False, True))
+def test_composite_grid_gradient_on_the_borders(nd, padding_mode, align_corners):
+    """The composite of tensor ops (3-d, and 2-d where a graph of the gradient is wanted) gives PyTorch's gradients
+    where a point lands exactly on the first or last pixel: PyTorch's kernel counts the borders out of bounds there
+    (a clamp's gradient would pass)."""
+    rng = np.random.default_rng(nd * 10 + align_corners)
+    x = rng.standard_normal((2, 2, *[4, 5, 6][:nd]))
+    grid = _border_grid(nd, list(reversed(x.shape[2:])), align_corners, rng)
+    xa, ga = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    want = torch.autograd.grad(F.grid_sample(xa, ga, "bilinear", padding_mode, align_corners).sum(), [xa, ga])
+    for create in (False, True):
+        xb, gb = tt.tensor(x, requires_grad=True), tt.tensor(grid, requires_grad=True)
+        got = tt.autograd.grad(tt.nn.functional.grid_sample(xb, gb, "bilinear", padding_mode, align_corners).sum(),
+                               [xb, gb], create_graph=create)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.detach().numpy(), w.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", (np.inf, -np.inf, np.nan))
+def test_composite_on_non_finite_grids(bad):
+    """The composite (what TINYTORCH_REFERENCE=1 runs in 2-d) reads a non-finite point as PyTorch's vectorised
+    kernel does: outside the input (zeros), and at 0 where a clip meets NaN (border, reflection of an infinity)."""
+    from tinytorch._ops.nn import grid_sample as gs
+    rng = np.random.default_rng(7)
+    for coord in (0, 1):
+        x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+        grid = rng.uniform(-1.2, 1.2, (1, 2, 3, 2)).astype(np.float32)
+        grid[0, 0, 1, coord] = bad
+        for mode, padding, align in itertools.product(("bilinear", "nearest"), ("zeros", "border", "reflection"),
+                                                      (False, True)):
+            with np.errstate(invalid="ignore"):
+                got = gs._composite(tt.tensor(x), tt.tensor(grid), mode, padding, align)
+            want = F.grid_sample(torch.tensor(x), torch.tensor(grid), mode, padding, align)
+            torch.testing.assert_close(torch.from_numpy(got.numpy()), want, equal_nan=True)
+
+
 _FMNIST = os.path.join(data_root(), "FashionMNIST", "raw")
 
 

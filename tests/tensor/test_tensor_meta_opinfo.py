@@ -105,7 +105,7 @@ ALLOCATES: dict[str, str] = {
     'select_scatter': 'runs on zeros (AttributeError: __array_interface__) from _ops/shape/views.py:_addr',
     'stft': 'computes at full size at _ops/nn/pad.py:_index',
     'to_sparse': 'computes at full size at _ops/sparse/tensor.py:_coo_dense',
-    'topk': 'ran past the deadline at _ops/_kernels/select.py:<listcomp>',
+    'topk': 'runs on zeros (NeedsData: a value that could size a result) from _ops/reduce/sort.py:_each_line',
     'unfold': 'computes at full size at _ops/shape/strided.py:unfold',
     'unfold_copy': 'computes at full size at _ops/shape/strided.py:unfold',
 }

@@ -6,5 +6,5 @@ reference its file declares."""
 from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
-    from . import (attention, batch_norm, conv, creation, dropout, engine, gelu, nll_sums, norm, pointwise,  # noqa: F401
-                   pool, products, random, reduce, relu, resize, sgd, softmax, sparse)
+    from . import (attention, batch_norm, conv, creation, dropout, engine, gelu, grid_sample, nll_sums, norm,  # noqa: F401
+                   pointwise, pool, products, random, reduce, relu, resize, select, sgd, softmax, sparse)

@@ -8,7 +8,9 @@ on arrays. The op files never ask whether a capture runs; the capture package sa
 - ``backward(NodeClass)``: ``fn(node, *grads)``, the node's gradients as the capture records them, or None
   where the node's own backward is what PyTorch's graph shows too;
 - ``step(module, name)``: a step an op file calls by a module-level name (``scatter_gather._zeros_scatter``),
-  as ``fn(step, *args, **kwargs)``: ``step`` is the op file's own, for the capture to call, wrap or replace.
+  as ``fn(step, *args, **kwargs)``: ``step`` is the op file's own, for the capture to call, wrap or replace
+  (``within_ops=True``: inside the op being recorded too, for what the graph shows beside that op's node:
+  ``inplace._on_copy``, the copy an in-place op's node keeps, a clone in PyTorch's graph).
 
 Nothing is bound until a capture starts (``bind``, called by ``_capture.capturing`` in fx/experimental), so the op
 files run as written, at no cost. While any capture runs, each registered function stands where what it replaces
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .registry import capturing
+from .registry import CAPTURE, capturing
 
 __all__ = ["STEPS", "Step", "backward", "step", "bind", "unbind"]
 
@@ -32,7 +34,7 @@ class Step:
     owner: object
     name: str   # "backward" for a node class
     fn: object
-    kind: str   # "backward" or "step"
+    kind: str   # "backward", "step" or "step_within" (inside a recorded op too)
     saved: object = None  # while bound: what ``owner.__dict__`` held there (_ABSENT: it was inherited)
 
     @property
@@ -53,12 +55,15 @@ def backward(node_cls):
     return register
 
 
-def step(module, name: str):
-    """Register the decorated ``fn(step, *args, **kwargs)`` as ``module.<name>`` while a capture records."""
+def step(module, name: str, *, within_ops: bool = False):
+    """Register the decorated ``fn(step, *args, **kwargs)`` as ``module.<name>`` while a capture records;
+    ``within_ops``: wherever a capture runs, inside an op being recorded too (a step of the recorded op itself,
+    which its graph shows beside the op's node: an in-place op's copy of its input); ``fn`` then asks whether
+    this thread records."""
     getattr(module, name)  # (a misspelt step fails here, at import, not at the first capture)
 
     def register(fn):
-        STEPS.append(Step(module, name, fn, "step"))
+        STEPS.append(Step(module, name, fn, "step_within" if within_ops else "step"))
         return fn
     return register
 
@@ -83,12 +88,22 @@ def _as_step(fn, before):
     return run
 
 
+def _as_step_within(fn, before):
+    def run(*args, **kwargs):
+        if CAPTURE[0] is not None:  # a capture runs (fn asks whether this thread records), inside an op or not
+            return fn(before, *args, **kwargs)
+        return before(*args, **kwargs)
+    run.__wrapped__ = before
+    return run
+
+
 def bind() -> None:
     """Put every registered function in place (the first capture starts)."""
     for s in STEPS:
         s.saved = vars(s.owner).get(s.name, _ABSENT)
         before = getattr(s.owner, s.name)
-        setattr(s.owner, s.name, (_as_backward if s.kind == "backward" else _as_step)(s.fn, before))
+        wrap = {"backward": _as_backward, "step": _as_step, "step_within": _as_step_within}[s.kind]
+        setattr(s.owner, s.name, wrap(s.fn, before))
 
 
 def unbind() -> None:

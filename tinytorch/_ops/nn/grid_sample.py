@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ...autograd.engine import grad as autograd_grad
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _State, enable_grad, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from ..._dtype import FROM_NP
@@ -22,7 +22,7 @@ from ..creation.factory import linspace
 from ..shape.join import stack
 from .._core.registry import op
 from .._core.record import record
-from .._kernels import grid_sample_2d as _gs2d
+from ..pointwise.compare import where
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
@@ -118,12 +118,23 @@ def _source(coord: Tensor, size: int, padding_mode: str, align_corners: bool) ->
     return _pad_coord(x, size, padding_mode, align_corners)
 
 
+def _clip(x: Tensor, size: int) -> Tensor:
+    """x clamped to [0, size - 1], its gradient zero on the borders too (PyTorch's ``clip_coordinates_set_grad``
+    counts them out of bounds; a clamp's gradient passes there); NaN (a reflection of an infinity too) to 0, as
+    PyTorch's vectorised clip gives it."""
+    clamped = x.clamp(0, size - 1)
+    nan = np.isnan(x._data)
+    if nan.any():
+        clamped = where(_make(nan), _make(np.zeros_like(x._data)), clamped)
+    return where(_make((x._data > 0) & (x._data < size - 1)), clamped, clamped.detach())
+
+
 def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     if padding_mode == "border":
-        return x.clamp(0, size - 1)
+        return _clip(x, size)
     if padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        return x.clamp(0, size - 1)
+        return _clip(x, size)
     return x
 
 
@@ -136,13 +147,15 @@ def _read(flat: Tensor, positions: list, sizes: list) -> Tensor:
     index = np.zeros(out_shape, np.int64)
     stride = 1
     for p, s in zip(positions, sizes):
+        p = np.where(np.isfinite(p), p, -1)  # non-finite: read outside (PyTorch's safe_downgrade_to_int_range)
         inside &= (p >= 0) & (p < s)
         index += np.clip(p, 0, s - 1).astype(np.int64) * stride
         stride *= s
     idx = np.broadcast_to(index.reshape(n, 1, -1), (n, c, index[0].size))
     vals = flat.gather(2, _make(np.ascontiguousarray(idx)))
     vals = vals.reshape(n, c, *out_shape[1:])
-    return vals * _make(inside[:, None].astype(flat._data.dtype))
+    # a select, not a product with the mask: a point outside reads 0 even where the clipped place holds inf or NaN
+    return where(_make(np.broadcast_to(inside[:, None], vals.shape)), vals, _make(np.zeros((), flat._data.dtype)))
 
 
 def _cubic_weights(t: Tensor) -> list:
@@ -190,33 +203,35 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     return _composite(input, grid, mode, padding_mode, align_corners)
 
 
-# the 2-d kernels (``_kernels/grid_sample_2d.py``): PyTorch's floats, bit for bit
-_KERNELS_2D = {"bilinear": (_gs2d.forward, _gs2d.backward), "nearest": (_gs2d.nearest_forward, _gs2d.nearest_backward)}
-
-
 class GridSampler2DBackward0(Node):
-    """2-d grid_sample (bilinear, nearest): PyTorch's kernel's gradients; under create_graph the composite's
-    graph, which is twice differentiable."""
+    """2-d grid_sample (bilinear, nearest): the gradients of the composite's graph (``_composite``), built again from
+    the saved input and grid; twice differentiable."""
     saved_fields = (("grid", 1), ("input", 0), ("align_corners", "align_corners"),
                     ("interpolation_mode", lambda n: _MODES.index(n.mode)), ("padding_mode", "padding"))
 
     def backward(self, g):
         inp, grid = self._unpacked_saved
-        if _State.enabled:
-            out = _composite(inp, grid, self.mode, _PADDINGS[self.padding], self.align_corners)
-            wanted = [t for t, need in zip((inp, grid), self.need) if need]
-            got = iter(autograd_grad(out, wanted, g, create_graph=True, allow_unused=True))
-            res = tuple(next(got) if need else None for need in self.need)
-            if self.need[1] and res[1] is None:  # nearest: PyTorch's grid gradient is zeros
-                res = (res[0], grid.detach() * 0)
-            return res
-        gi, gg = _KERNELS_2D[self.mode][1](g._data, inp._data, grid._data, self.padding, self.align_corners,
-                                           *self.need)
-        return (None if gi is None else _make(gi)), (None if gg is None else _make(gg))
+        create = _State.enabled
+        with enable_grad():
+            leaves = [t if create else t.detach().requires_grad_(need) for t, need in zip((inp, grid), self.need)]
+            out = _composite(*leaves, self.mode, _PADDINGS[self.padding], self.align_corners)
+            wanted = [t for t, need in zip(leaves, self.need) if need]
+            got = iter(autograd_grad(out, wanted, g, create_graph=create, allow_unused=True))
+        res = tuple(next(got) if need else None for need in self.need)
+        if self.need[1] and res[1] is None:  # nearest: PyTorch's grid gradient is zeros
+            res = (res[0], grid.detach() * 0)
+        return res
+
+
+def _sample_2d_arrays(inp: np.ndarray, grid: np.ndarray, mode: str, padding: int, align_corners: bool) -> np.ndarray:
+    """The 2-d forward on arrays: the composite's values (``tinytorch/_cpu/grid_sample.py``: PyTorch's kernel's
+    roundings)."""
+    with no_grad():
+        return _composite(_make(inp), _make(grid), mode, _PADDINGS[padding], align_corners)._data
 
 
 def _sample_2d(input: Tensor, grid: Tensor, mode: str, padding: int, align_corners: bool) -> Tensor:
-    out = _KERNELS_2D[mode][0](input._data, grid._data, padding, align_corners)
+    out = _sample_2d_arrays(input._data, grid._data, mode, padding, align_corners)
     return record(out, GridSampler2DBackward0, (input, grid), (input, grid), mode=mode, padding=padding,
                   align_corners=align_corners, need=(input._requires_grad, grid._requires_grad))
 

@@ -48,6 +48,12 @@ def _snapshot(self: Tensor) -> Tensor:
     return old
 
 
+def _on_copy(self: Tensor, old: Tensor, op, args, kwargs) -> Tensor:
+    """The in-place op computed out of place on ``old``, ``self``'s copy from before the write (where its node
+    keeps that value, a graph capture shows a clone of ``self``: ``fx/experimental/_graph_steps.py``)."""
+    return op(old, *args, **kwargs)
+
+
 def _check_overlap(self: Tensor, op, args) -> None:
     """PyTorch's check of an in-place op's tensor arguments against ``self`` (``_ops/_core/overlap.py``)."""
     rule = overlap.INPLACE.get(getattr(op, "__name__", None))
@@ -80,13 +86,10 @@ def apply_inplace(self: Tensor, op, *args, **kwargs) -> Tensor:
     # kernel's overlap check, as in PyTorch; nothing is written until all of them passed
     _views.check_inplace(self, True)
     old = _snapshot(self)
-    res = op(old, *args, **kwargs)
+    res = _on_copy(self, old, op, args, kwargs)
     if args:
         _check_overlap(self, op, args)
     fn = res.grad_fn
-    capture = _registry.CAPTURE[0]
-    if capture is not None and fn is not None and any(s is old for s in fn._saved):
-        capture.saved_copy(self, old)  # a graph capture: the copy the node keeps is a clone in PyTorch's graph
     _write(self, res._data, op)
     if fn is None:  # nothing differentiable after all (an integer result)
         if len(self._vc) > 1:

@@ -15,11 +15,11 @@ from .._core.batching import composite
 from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import normalize_dims
-from .._kernels.select import kth_indices, topk_indices
 from .._core.return_types import _named
 from .minmax import _return_type
 from .reduce import _keepdim
 from .scan import batch_along_dim
+from .selection import quickselect_index, topk_line
 from ..index.scatter_gather import zeros_scatter
 from ..pointwise.compare import where
 
@@ -74,6 +74,28 @@ def _argsort(x: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(np.argsort(rev, axis=d, kind="stable"), d)
 
 
+def _each_line(x: np.ndarray, d: int, width: int, pick) -> np.ndarray:
+    """``pick(line)`` (``width`` indices, from the line along ``d`` as a list of Python numbers) for every line,
+    set along ``d``."""
+    lines = np.moveaxis(x, d, -1)
+    out = np.empty(lines.shape[:-1] + (width,), np.int64)
+    for at in np.ndindex(lines.shape[:-1]):
+        out[at] = pick(lines[at].tolist())
+    return np.moveaxis(out, -1, d)
+
+
+def _topk_indices(x: np.ndarray, k: int, d: int, largest: bool, sorted: bool) -> np.ndarray:
+    """The indices topk reports along ``d``: what PyTorch's selection leaves first on each line
+    (``selection.topk_line``; among equal values no sort gives its order)."""
+    return _each_line(x, d, k, lambda line: topk_line(line, k, largest, sorted))
+
+
+def _kth_indices(x: np.ndarray, k: int, d: int) -> np.ndarray:
+    """The index kthvalue reports along ``d`` (kept, size 1) for the ``k``-th smallest (0-based): where PyTorch's
+    quickselect leaves it (``selection.quickselect_index``)."""
+    return _each_line(x, d, 1, lambda line: [quickselect_index(line, k)])
+
+
 @op(variants=_SORT, batch=batch_along_dim(1, -1), overlap="partial")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along ``dim``; equal values keep their order."""
@@ -118,7 +140,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if x.ndim == 0:
         v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0", dim)
         return topk_result(v, i)
-    idx = topk_indices(x, _argsort(x, d, largest), k, d, largest, sorted)  # PyTorch's order among ties
+    idx = _topk_indices(x, k, d, largest, sorted)  # PyTorch's order among ties
     v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0", dim)
     return topk_result(v, i)
 
@@ -133,9 +155,7 @@ def _pick_position(input: Tensor, dim, keepdim: bool, pos_fn, node: str, result,
     n = x.shape[d]
     if n == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    order = np.argsort(x, axis=d, kind="stable")
-    pos = pos_fn(n, d, x, order)  # a position in sorted order, or already the picked indices
-    idx = np.take(order, [pos], axis=d) if np.ndim(pos) == 0 else pos
+    idx = pos_fn(n, d, x)  # the picked indices along d (kept, size 1)
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = idx.squeeze(d), vals.squeeze(d)
@@ -149,17 +169,18 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, kee
     if keepdims is not None:
         keepdim = _keepdim(keepdim, keepdims, "kthvalue")
 
-    def pos(n, d, x=None, order=None):
+    def pos(n, d, x=None):
         if not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-        return k - 1 if x is None else kth_indices(x, order, k - 1, d)  # PyTorch's index among ties
+        return k - 1 if x is None else _kth_indices(x, k - 1, d)  # PyTorch's index among ties
     return _pick_position(input, dim, keepdim, pos, "KthvalueBackward0", kthvalue_result, "kthvalue")
 
 
 def _median_pos(ignore_nan: bool):
-    def pos(n, d, x=None, order=None):
+    def pos(n, d, x=None):
         if x is None:
             return 0
+        order = np.argsort(x, axis=d, kind="stable")
         if not ignore_nan:
             # a NaN in the line makes the median NaN: sorted last, the first NaN is picked
             nans = np.isnan(x).sum(axis=d, keepdims=True) if x.dtype in FLOATING_NP else 0

@@ -25,6 +25,7 @@ from ..._ops.nn.attention import _AttentionBackward, _flash_attention_for_cpu_ba
 from ..._ops.nn.batch_norm import NativeBatchNormBackward0, native_batch_norm_backward
 from ..._ops.nn.pool import AvgPool2DBackward0, MaxPool2DWithIndicesBackward0, avg_pool2d_backward, \
     max_pool2d_with_indices_backward
+from ..._ops.pointwise import inplace as _inplace
 from ..._ops.pointwise.clamp import ClampBackward1
 from ..._ops.pointwise.compare import MaximumBackward0, where
 from ...tensor import Tensor, _make
@@ -147,6 +148,17 @@ def _zeros_scatter(step, shape, dim, index, src, distinct):
     distinct positions of a value-selecting reduction), as PyTorch's tracers show them."""
     zeros_ = src.new_zeros(shape)
     return zeros_.scatter(dim, index, src) if distinct else zeros_.scatter_add(dim, index, src)
+
+
+@graph_steps.step(_inplace, "_on_copy", within_ops=True)
+def _inplace_on_copy(step, self, old, op, args, kwargs):
+    """An in-place op whose node keeps ``old`` (``self``'s value before the write): PyTorch's graph clones ``self``
+    there (``saved_copy``: only for the call being recorded, not an op's own helpers)."""
+    res = step(self, old, op, args, kwargs)
+    fn = res.grad_fn
+    if fn is not None and any(s is old for s in fn._saved):
+        CAPTURE[0].saved_copy(self, old)
+    return res
 
 
 @graph_steps.backward(_embedding.EmbeddingBackward0)
