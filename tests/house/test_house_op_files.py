@@ -17,7 +17,7 @@ PACKAGE = os.path.dirname(tinytorch.__file__)
 
 CAPTURING_CALLS_CEILING = 0
 CAPTURE_NAMES_CEILING = 1   # pointwise/inplace.py: an in-place op's saved copy, shown as a clone in the graph
-KERNEL_IMPORTS_CEILING = 7  # names imported (from _kernels.parallel import a, b: two)
+KERNEL_IMPORTS_CEILING = 3  # names imported (from _kernels.parallel import a, b: two)
 
 # the modules an op file leaves to the second layer and to the capture
 _KERNEL_MODULES = ("tinytorch._ops._kernels", "tinytorch._random.fpmath", "tinytorch._cpu")

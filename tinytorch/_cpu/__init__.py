@@ -7,4 +7,4 @@ from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
     from . import (attention, batch_norm, conv, creation, dropout, engine, gelu, nll_sums, norm, pointwise,  # noqa: F401
-                   pool, products, random, reduce, relu, resize, sgd, softmax, sparse)
+                   pool, products, random, reduce, relu, resize, rnn, sgd, softmax, sparse)
