@@ -4,7 +4,8 @@ Prints the op's declaration (the file and line, its spellings), its reference fo
 formulas of the nodes it records, the CPU paths registered onto it with the guard of each
 (``tinytorch/_cpu``, see ``_ops/_core/paths.py``), and the test files that name it. ``OP`` is a name as a
 PyTorch user writes it: ``mul``, ``torch.mul``, ``Tensor.mul``, ``nn.functional.layer_norm``, ``F.gelu``,
-``linalg.norm``. With ``--brief``: only the places, not the code."""
+``linalg.norm``, or an ATen operator tinytorch declares for its graphs alone: ``ops.aten.mkldnn_rnn_layer`` (the
+oneDNN LSTM layer that ``nn.LSTM`` runs). With ``--brief``: only the places, not the code."""
 from __future__ import annotations
 
 import inspect
@@ -14,12 +15,16 @@ import sys
 
 import tinytorch  # noqa: F401  (declares every op and registers the paths)
 from tinytorch._ops._core.paths import PATHS, REFERENCE, reference, reference_kernel
-from tinytorch._ops._core.registry import REGISTRY
+from tinytorch._ops._core.registry import ATEN_ONLY, REGISTRY
 from tinytorch.autograd.node import Node
 
 
+_ATEN = "ops.aten."  # the key of an ATen-only operator: ``ops.aten.<name>`` (``ATEN_ONLY[name]``)
+
+
 def find(name: str):
-    """The ``REGISTRY`` key of the op a user calls ``name``, or None."""
+    """The ``REGISTRY`` key of the op a user calls ``name`` (``ops.aten.<name>`` for an operator declared only as
+    ``torch.ops.aten.<name>``), or None."""
     name = name.removeprefix("torch.")
     for prefix, key_prefix in (("nn.functional.", "F."), ("F.", "F."), ("Tensor.", "Tensor.")):
         if name.startswith(prefix):
@@ -35,7 +40,8 @@ def find(name: str):
         if short in decl.variants or short in decl.dunders + decl.rdunders + decl.idunders:
             if key_prefix in ("", "Tensor.") or any("functional" in w for w in decl.variants.values()):
                 return key
-    return None
+    aten = name.removeprefix(_ATEN).partition(".")[0]  # (an overload named: mkldnn_rnn_layer.default)
+    return _ATEN + aten if aten in ATEN_ONLY else None
 
 
 def _where(fn) -> str:
@@ -56,6 +62,7 @@ def _source(fn) -> str:
 
 
 _CALL = re.compile(r"\b(?:(\w+)\.)?(\w+)\(")
+_SUPER = re.compile(r"\bsuper\(\)\.(\w+)\(")
 
 
 def reached(fn, limit: int = 200) -> list:
@@ -88,6 +95,11 @@ def reached(fn, limit: int = 200) -> list:
             # the same module, or the random engine's steps a sampling op calls into
             if inspect.isfunction(target) and id(target) not in seen and (
                     target.__module__ == f.__module__ or target.__module__.startswith("tinytorch._random.")):
+                todo.append(target)
+        owner = scope.get(f.__qualname__.partition(".")[0]) if "." in f.__qualname__ else None
+        for name in _SUPER.findall(_source(f)) if isinstance(owner, type) else ():  # a node's base class's step
+            target = getattr(super(owner, owner), name, None)
+            if inspect.isfunction(target) and id(target) not in seen and target.__module__ == f.__module__:
                 todo.append(target)
     return order
 
@@ -142,14 +154,22 @@ def tests_naming(op_name: str, limit: int = 8) -> list:
     return [f"{p} ({n})" for n, p in sorted(counts, key=lambda c: (-c[0], c[1]))[:limit]]
 
 
+def declared(key: str) -> tuple:
+    """(its reference, its qualified name, its spellings, its name) of the op ``find`` gave ``key`` for."""
+    if key.startswith(_ATEN):
+        name = key[len(_ATEN):]
+        return inspect.unwrap(ATEN_ONLY[name]), f"torch.{key}", {f"torch.{key}"}, name
+    decl = REGISTRY[key]
+    return reference(key), decl.qualname, decl.spellings(), decl.name
+
+
 def explain(name: str, source: bool = True) -> str:
     key = find(name)
     if key is None:
         raise SystemExit(f"tinytorch declares no op named {name!r}")
-    decl = REGISTRY[key]
-    ref = reference(key)
-    lines = [f"{decl.qualname}: declared at {_where(ref)}",
-             f"  spellings: {', '.join(sorted(decl.spellings()))}"]
+    ref, qualname, spellings, op_name = declared(key)
+    lines = [f"{qualname}: declared at {_where(ref)}",
+             f"  spellings: {', '.join(sorted(spellings))}"]
     if source:
         lines += ["", "reference forward:", _source(ref).rstrip()]
     nodes = nodes_of(ref)
@@ -168,7 +188,7 @@ def explain(name: str, source: bool = True) -> str:
         lines.append(f"  {p.kind} {p.target} -> {p.where}\n    when: {p.when}\n    why: {p.why}\n    gives: {bound}")
     if not found and not REFERENCE:
         lines.append("  none: the reference runs")
-    tests = tests_naming(decl.name)
+    tests = tests_naming(op_name)
     if tests:
         lines += ["", "tests that call it (mentions):"] + [f"  {t}" for t in tests]
     return "\n".join(lines)
@@ -183,7 +203,7 @@ def main(argv=None) -> None:
     print("\n\n".join(explain(n, source=not brief) for n in names))
 
 
-__all__ = ["explain", "find", "main"]
+__all__ = ["declared", "explain", "find", "main"]
 
 if __name__ == "__main__":
     main()

@@ -12,7 +12,7 @@ import pytest
 
 from tinytorch import explain
 from tinytorch._ops._core import paths
-from tinytorch._ops._core.registry import REGISTRY
+from tinytorch._ops._core.registry import ATEN_ONLY, REGISTRY
 
 pytestmark = pytest.mark.skipif(paths.REFERENCE, reason="TINYTORCH_REFERENCE=1 binds no CPU path")
 
@@ -23,7 +23,7 @@ _BELOW_NO_OP = ("engine", "sgd", "arrays")
 
 
 def _listed(key: str) -> list:
-    ref = paths.reference(key)
+    ref = explain.declared(key)[0]
     return explain.paths_of(key, ref, explain.nodes_of(ref))
 
 
@@ -37,7 +37,8 @@ def test_conv2d_names_the_convolution_kernels():
 
 
 def test_every_bound_path_is_named_by_some_op():
-    named = {(p.target, p.kind) for key in REGISTRY for p in _listed(key)}
+    keys = list(REGISTRY) + [explain.find(f"ops.aten.{name}") for name in ATEN_ONLY]
+    named = {(p.target, p.kind) for key in keys for p in _listed(key)}
     unnamed = sorted(f"{p.kind} {p.target}" for ps in paths.PATHS.values() for p in ps
                      if (p.target, p.kind) not in named and p.target.partition(".")[0] not in _BELOW_NO_OP)
     assert not unnamed, f"no op's explanation reaches these paths: {unnamed}"
@@ -48,3 +49,14 @@ def test_a_shared_helper_brings_no_other_ops_paths():
     of the index machinery or the convolution (the walk follows the op's own module only)."""
     assert sorted(p.target for p in _listed(explain.find("relu"))) == \
         ["activation._relu", "activation._threshold_backward_array"]
+
+
+def test_the_onednn_lstm_layer_names_the_recurrent_kernels():
+    """nn.LSTM's layer is the ATen operator ``mkldnn_rnn_layer`` (no public op): its explanation reaches the layer's
+    array step from the reference and the gradients' step through its node's base class (``super().backward``)."""
+    assert explain.find("torch.ops.aten.mkldnn_rnn_layer.default") == "ops.aten.mkldnn_rnn_layer"
+    assert {p.target for p in _listed("ops.aten.mkldnn_rnn_layer")} == {"rnn._layer_arrays", "rnn._layer_grads"}
+    text = subprocess.run([sys.executable, "-m", "tinytorch.explain", "--brief", "mkldnn_rnn_layer"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "torch.ops.aten.mkldnn_rnn_layer: declared at tinytorch/_ops/nn/rnn.py" in text
+    assert "kernel rnn._layer_grads -> tinytorch._cpu.rnn:" in text

@@ -17,7 +17,7 @@ PACKAGE = os.path.dirname(tinytorch.__file__)
 
 CAPTURING_CALLS_CEILING = 0
 CAPTURE_NAMES_CEILING = 0
-KERNEL_IMPORTS_CEILING = 4  # names imported (from _kernels.parallel import a, b: two)
+KERNEL_IMPORTS_CEILING = 0  # names imported (from _kernels.parallel import a, b: two)
 
 # the modules an op file leaves to the second layer and to the capture
 _KERNEL_MODULES = ("tinytorch._ops._kernels", "tinytorch._random.fpmath", "tinytorch._cpu")

@@ -7,4 +7,4 @@ from .._ops._core.paths import REFERENCE
 
 if not REFERENCE:
     from . import (attention, batch_norm, conv, creation, dropout, engine, gelu, grid_sample, nll_sums, norm,  # noqa: F401
-                   pointwise, pool, products, random, reduce, relu, resize, select, sgd, softmax, sparse)
+                   pointwise, pool, products, random, reduce, relu, resize, rnn, select, sgd, softmax, sparse)

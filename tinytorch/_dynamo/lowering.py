@@ -37,7 +37,7 @@ import numpy as np
 from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
-                      linear as _linear, loss_nll as _loss_nll, pool as _pool_ops)
+                      linear as _linear, loss_nll as _loss_nll, pool as _pool_ops, rnn as _rnn_ops)
 from .._ops._core.util import as_array, normalize_dims
 from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
@@ -297,7 +297,7 @@ def _lstm_kept(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse, batch_sizes, mode
 
 def _lstm_backward_kept(g_out, g_h, g_c, node):
     """The layer's gradients by its node's time loop, in the backward operator's order."""
-    g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, _ = node.array_backward(g_out, g_h, g_c)
+    g_x, g_h0, g_c0, g_wih, g_whh, g_bih, g_bhh, _ = _rnn_ops._layer_grads(node, g_out, g_h, g_c)
     return g_x, g_wih, g_whh, g_bih, g_bhh, g_h0, g_c0
 
 

@@ -16,6 +16,11 @@ import tinytorch as tt
 import tinytorch.nn.utils.rnn as ur
 
 from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
+from tinytorch._ops._core.paths import REFERENCE  # noqa: E402
+
+# TINYTORCH_REFERENCE=1: the layers run the step cells (rnn.py's reference; the time loops are tinytorch/_cpu/rnn.py's
+# path), with the cells' order of the biases and their sigmoid, not oneDNN's: fewer of PyTorch's floats, the same ulps
+_ON_CELLS = "TINYTORCH_REFERENCE=1: the layers run the step cells, not the time loops of tinytorch/_cpu/rnn.py"
 tur = torch.nn.utils.rnn
 
 TOL = {np.float32: dict(rtol=1e-4, atol=2e-5), np.float64: dict(rtol=1e-10, atol=1e-11)}
@@ -128,7 +133,8 @@ def test_float32_layer_mostly_on_pytorchs_floats():
     touts, tgrads = _step(torch, tm, torch.tensor(xs, requires_grad=True))
     same_out = np.mean(np.concatenate([(a == b).ravel() for a, b in zip(_arrays(outs), _arrays(touts))]))
     same_grad = np.mean(np.concatenate([(a == b).ravel() for a, b in zip(_arrays(grads), _arrays(tgrads))]))
-    assert same_out >= OUT_FLOOR and same_grad >= GRAD_FLOOR, (same_out, same_grad)
+    out_floor, grad_floor = (0.2, 0.1) if REFERENCE else (OUT_FLOOR, GRAD_FLOOR)  # the cells: 0.22 and 0.125
+    assert same_out >= out_floor and same_grad >= grad_floor, (same_out, same_grad)
 
 
 OUT_FLOOR, GRAD_FLOOR = 0.25, 0.12
@@ -162,6 +168,8 @@ def test_sigmoid_gates_round_as_pytorch(dtype, least, scale):
     # float64: PyTorch's composite cell, 1 / (1 + exp(-a))
     vals = (np.random.default_rng(0).standard_normal(H) * scale).astype(dtype)
     ref, got = _read_gates(torch, vals, "sigmoid", dtype), _read_gates(tt, vals, "sigmoid", dtype)
+    if REFERENCE:  # the cells' sigmoid (measured: float32 52-58%, float64 72-76% PyTorch's floats)
+        least = {np.float32: 0.45, np.float64: 0.65}[dtype]
     assert np.mean(ref == got) >= least
     ulps = np.abs(ref.view(np.int64 if dtype == np.float64 else np.int32).astype(np.int64)
                   - got.view(np.int64 if dtype == np.float64 else np.int32))
@@ -204,6 +212,8 @@ def test_compiled_sigmoid_gates_are_pytorchs(scale):
 
     if compiled.family("rnn") is None:
         pytest.skip("no compiled kernels (numba missing or switched off)")
+    if REFERENCE:
+        pytest.skip(_ON_CELLS)
     vals = (np.random.default_rng(2).standard_normal(H) * scale).astype(np.float32)
     vals[:8] = [0.0, -0.0, 88.0, -88.0, 87.3, -87.3, 1e-30, -1e-30]
     ref, got = _read_gates(torch, vals, "sigmoid", np.float32), _read_gates(tt, vals, "sigmoid", np.float32)

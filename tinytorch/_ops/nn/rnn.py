@@ -2,11 +2,12 @@
 
 A layer runs on a "packed" view of its input: rows ``x[off[t]:off[t] + bs[t]]`` are time step ``t``
 for the first ``bs[t]`` sequences (a padded (T, B, I) input is the case ``bs = [B] * T``). The forward
-makes one GEMM for the input projection of every step, then loops over time in numpy, keeping the
-activated gates. The node's backward runs the time loop in reverse on arrays (the loops are kernels:
-``_kernels/lstm.py`` and ``_kernels/rnn_gru.py``); when a graph of the gradient is wanted
-(``create_graph=True``) it instead recomputes the layer through the step cells composed of tinytorch ops
-(``_ops/nn/rnn_cells.py``, the formula) and differentiates that, so gradients of any order exist.
+runs the step cells composed of tinytorch ops (``_ops/nn/rnn_cells.py``, the formula) on the layer's arrays,
+and the node's backward recomputes the layer through them and differentiates that, so gradients of any order
+exist. ``tinytorch/_cpu/rnn.py`` binds PyTorch's CPU kernels onto the two steps (``_layer_arrays``,
+``_layer_grads``): one GEMM for the input projection of every step, the time loop in numpy keeping the
+activated gates, the backward's time loop in reverse on arrays (``_kernels/lstm.py``, ``_kernels/rnn_gru.py``),
+with PyTorch's order of the biases and oneDNN's exp for a float32 LSTM.
 
 Gate layouts are PyTorch's: LSTM (i, f, g, o), GRU (r, z, n), weights (gates * H, in)."""
 from __future__ import annotations
@@ -18,15 +19,13 @@ import numpy as np
 from ... import _dtype
 from ..._meta_array import MetaArray
 from ..._quiet_fp import loud, quiet
-from ...autograd.grad_mode import _State, enable_grad
+from ...autograd.grad_mode import _State, enable_grad, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.record import OUT, record
 from ..creation.factory import zeros
 from .._core.registry import aten_only
 from .rnn_cells import layer_by_ops
-from .._kernels.lstm import lstm_backward, lstm_forward
-from .._kernels.rnn_gru import layer_backward, layer_forward
 from ...autograd.engine import grad
 
 
@@ -37,27 +36,19 @@ class _RnnLayerNode(Node):
 
     def backward(self, g_out, g_h=None, g_c=None):
         if not _State.enabled and _State.array_backward:
-            return self.array_backward(g_out, g_h, g_c)
+            return _layer_grads(self, g_out, g_h, g_c)
         return self._backward_by_ops(g_out, g_h, g_c)
 
-    def array_backward(self, g_out, g_h, g_c) -> tuple:
-        """The gradients of (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) by the time loop on arrays."""
-        g_out, g_h, g_c = [None if g is None else g._data for g in (g_out, g_h, g_c)]
-        if self.mode == "LSTM":
-            x, h0, c0, w_ih, w_hh, _, _, w_hr = (None if t is None else t._data for t in self._unpacked_saved[:8])
-            grads = lstm_backward(self, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c)
-        else:
-            grads = layer_backward(self.mode, self, g_out, g_h)
-        return tuple(None if g is None else _make(g) for g in grads)
-
-    def _backward_by_ops(self, g_out, g_h, g_c):
-        """Recompute the layer from tinytorch ops and differentiate it: a graph of the gradient."""
+    def _backward_by_ops(self, g_out, g_h, g_c, create_graph: bool = True):
+        """Recompute the layer from tinytorch ops and differentiate it (``create_graph``: a graph of the
+        gradient)."""
         saved = self._unpacked_saved[:8]
-        outs = layer_by_ops(self.mode, saved[0], self.bs, *saved[1:], self.reverse)
+        with enable_grad():
+            outs = layer_by_ops(self.mode, saved[0], self.bs, *saved[1:], self.reverse)
         pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if o is not None and g is not None]
         wanted = [i for i, t in enumerate(saved) if t is not None and self.need[i]]
         got = grad([o for o, _ in pairs], [saved[i] for i in wanted], [g for _, g in pairs],
-                   create_graph=True, allow_unused=True)
+                   create_graph=create_graph, allow_unused=True)
         result = [None] * 8
         for i, g in zip(wanted, got):
             result[i] = g
@@ -65,6 +56,25 @@ class _RnnLayerNode(Node):
 
     def _release_extra(self):
         self.cache = None
+
+
+def _layer_grads(node: _RnnLayerNode, g_out, g_h, g_c) -> tuple:
+    """The gradients of (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) where no graph of them is wanted: the
+    formula (the layer recomputed through the cells), differentiated without a graph. ``tinytorch/_cpu/rnn.py``
+    binds the time loop in reverse on arrays, which reuses the gates the forward kept (``node.cache``)."""
+    return node._backward_by_ops(g_out, g_h, g_c, create_graph=False)
+
+
+def _layer_arrays(mode: str, x, bs: list, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse: bool, keep: bool) -> tuple:
+    """One layer on arrays (``x`` packed rows, ``bs`` the batch size of each step): (output rows, h_n, c_n or
+    None, what the backward reuses or None). Here the formula: the step cells on tensors that record nothing.
+    ``tinytorch/_cpu/rnn.py`` binds the time loop on arrays, which keeps the activated gates when ``keep``."""
+    def tensor(a):
+        return None if a is None else _make(a)
+    with no_grad():
+        out, h, c = layer_by_ops(mode, _make(x), bs, *(tensor(a) for a in (h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)),
+                                 reverse)
+    return out._data, h._data, None if c is None else c._data, None
 
 
 def _layer_option(name: str):
@@ -144,14 +154,8 @@ def rnn_layer(mode: str, input: Tensor, batch_sizes, hx: Tensor, cx, w_ih: Tenso
             x2 = x
         token = quiet()  # 1 / (1 + exp(-a)): the exp may overflow to inf, whose reciprocal is the right 0
         try:
-            if mode == "LSTM":
-                out2, h, c, cache = lstm_forward(x2, bs, *[None if t is None else t._data for t in tensors[1:]],
-                                                 reverse, recording, w_hr is None and x.dtype == np.float32)
-            else:
-                out2, h, cache = layer_forward(mode, x2, bs, hx._data, w_ih._data, w_hh._data,
-                                               None if b_ih is None else b_ih._data,
-                                               None if b_hh is None else b_hh._data, reverse, recording)
-                c = None
+            out2, h, c, cache = _layer_arrays(mode, x2, bs, *[None if t is None else t._data for t in tensors[1:]],
+                                              reverse, recording)
         finally:
             loud(token)
         arrays = [out2.reshape(x.shape[:-1] + (out2.shape[-1],)), h] + ([c] if c is not None else [])
@@ -267,11 +271,12 @@ def mkldnn_rnn_layer_backward(input: Tensor, weight1: Tensor, weight2: Tensor, w
         out, _, _ = rnn_layer("LSTM", leaves[0], None, leaves[1], leaves[2], leaves[3], leaves[4], *biases, None,
                               reverse, "MkldnnRnnLayerBackward0")
     node = out.grad_fn
-    if node.cache is None:  # meta inputs: the gradients' shapes
+    if type(input._data) is MetaArray:  # meta inputs: the gradients' shapes
         g = [_make(MetaArray(tuple(t.shape), t._data.dtype)) for t in (input, hx_, cx_tmp, weight1, weight2)]
         gb = [_make(MetaArray(tuple(t.shape), t._data.dtype)) for t in (weight3, weight4)]
     else:
-        g = node.array_backward(grad_output, grad_hy, grad_cy)
+        with no_grad():
+            g = _layer_grads(node, grad_output, grad_hy, grad_cy)
         gb = [g[5], g[6]] if has_biases else [_make(np.zeros_like(weight3._data)), _make(np.zeros_like(weight4._data))]
         g = g[:5]
     return g[0], g[3], g[4], gb[0], gb[1], g[1], g[2]

@@ -462,7 +462,9 @@ def _watched_backward(*args, **kwargs):
     """The engine's run (``_execute``) while this thread captures (``_State.backward_watch``): noted in the
     recording, which may keep it whole as a call of its own (a ``loss.backward()`` in torch.compile's capture)."""
     rec = _THREAD.recording
-    if rec is None:  # (paused: a call kept whole)
+    # paused (a call kept whole), or inside an op being recorded (no hook): an op's own autograd.grad (a formula
+    # that differentiates what it recomputes: the rnn layer's reference gradient) is the op's business
+    if rec is None or _THREAD.hook is None:
         return _engine._execute(*args, **kwargs)
     if kwargs.get("accumulate", True) and rec.accumulating_backward(args, kwargs):
         with paused():  # the recording keeps this backward as a call of its own: its ops unrecorded

@@ -243,6 +243,14 @@ def _split_packed(step, proj):
 
 
 # -- the oneDNN LSTM layer as PyTorch's CPU operators ----------------------------------------------------------
+@graph_steps.step(_rnn, "_layer_arrays")
+def _layer_arrays(step, *args):
+    """A layer's arrays are computed below the ops, as PyTorch's layer kernel computes them: the reference's step
+    cells (tensor ops on the arrays) are not the program's, so nothing they run is recorded; the layer is written
+    down by ``_layer_node`` (below), one operator whichever path computed it."""
+    return CAPTURE[0].unhooked(step, args, {})
+
+
 @graph_steps.step(_rnn, "_layer_node")
 def _lstm_layer(step, node_name, arrays, tensors, options, **fields):
     """A layer of PyTorch's oneDNN LSTM (``options`` given) is written down as ``aten.mkldnn_rnn_layer`` (its
