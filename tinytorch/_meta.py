@@ -216,7 +216,7 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs, rule: str | None = No
         args, kwargs = fake[0](name, args, kwargs, _nesting.depth > 0)
         if not _has_meta(args, kwargs):
             return fn(*args, **kwargs)
-    if rule is not None and rule.startswith("data_dependent"):
+    if rule is not None and (rule.startswith("data_dependent") or rule == "no_kernel"):
         raise NotImplementedError(_data_dependent(rule.partition(":")[2] or name))
     if rule == "reads_value":
         raise RuntimeError(_META_ITEM)

@@ -294,7 +294,12 @@ class MetaArray(NDArrayOperatorsMixin):
         dt = self.dtype if dtype is None else np.dtype(dtype)
         if dt.itemsize == self.itemsize:
             return self._view(self.shape, self.strides, dtype=dt)
-        raise NeedsData("view as a dtype of another size")
+        # numpy's rule: the last dim, contiguous, is read as elements of the new size (its length in bytes a multiple)
+        if not self.ndim or self.strides[-1] != self.itemsize or self.shape[-1] * self.itemsize % dt.itemsize:
+            raise NeedsData("view as a dtype of another size")  # numpy's own error, on zeros
+        stand = np.full(max(dt.itemsize // self.itemsize, 1), self.value).view(dt)
+        return self._view(self.shape[:-1] + (self.shape[-1] * self.itemsize // dt.itemsize,),
+                          self.strides[:-1] + (dt.itemsize,), dtype=dt, value=stand[0].reshape(()))
 
     def astype(self, dtype, order: str = "K", casting: str = "unsafe", subok: bool = True,
                copy: bool = True) -> "MetaArray":
@@ -763,6 +768,27 @@ def _flip(m, axis=None):
     return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
 
 
+def _rot90(m, k=1, axes=(0, 1)):
+    """numpy's rot90 as views: a flip of the second axis and a swap of the two, in numpy's order."""
+    if type(m) is not MetaArray:
+        return np.rot90(_real(m), k, axes)
+    a0, a1 = _axes(tuple(axes), m.ndim)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _flip(m, (a0, a1))
+    return _flip(m, a1).transpose(order) if k == 1 else _flip(m.transpose(order), a1)
+
+
+def _isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Of ``element``'s shape, its value from the same test on stand-ins (a meta array holds one value)."""
+    res = np.isin(_stand_in(element), _stand_in(test_elements), assume_unique, invert, kind=kind)
+    return MetaArray(_shape_of(element), np.bool_, value=_one(res))
+
+
 def _searchsorted(a, v, side="left", sorter=None):
     return MetaArray(_shape_of(v), np.intp)
 
@@ -938,7 +964,7 @@ _FUNCTIONS = {
     np.split: _split_even, np.array_split: _split, np.take_along_axis: _take_along_axis,
     np.put_along_axis: _put_along_axis, np.sort: _same_shape(np.sort), np.argsort: _same_shape(np.argsort, np.intp),
     np.roll: _same_shape(np.roll), np.triu: _same_shape(np.triu), np.tril: _same_shape(np.tril), np.flip: _flip,
-    np.searchsorted: _searchsorted, np.tile: _tile,
+    np.searchsorted: _searchsorted, np.tile: _tile, np.rot90: _rot90, np.isin: _isin,
     np.cumsum: _scan(np.add), np.cumprod: _scan(np.multiply),
     np.expand_dims: _expand_dims, np.moveaxis: _moveaxis,
     np.broadcast_arrays: _broadcast_arrays,

@@ -164,7 +164,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
-META_RULES = (None, "random", "data_dependent", "reads_value", "cpu_args")
+META_RULES = (None, "random", "data_dependent", "no_kernel", "reads_value", "cpu_args")
 
 
 def bind_export(key: str, rule) -> None:
@@ -303,7 +303,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 "data_dependent" (its result's shape depends on the values: PyTorch's meta kernels refuse it),
                 "data_dependent:<aten op>" (the same, where PyTorch's composite first reaches that op, which its
                 error names: ``cov`` reaches ``equal``), "reads_value" (its result is a value read from the tensors,
-                which PyTorch's composite reads with ``item()``: meta tensors refuse that),
+                which PyTorch's composite reads with ``item()``: meta tensors refuse that), "no_kernel" (PyTorch
+                registers no meta kernel for it, whatever the shapes: refused with the same error),
                 "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's

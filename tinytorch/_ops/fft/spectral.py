@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 from . import fft as _fft
 from .._core.registry import op
@@ -31,7 +32,10 @@ def _padded_window(window: Tensor | None, win_length: int, n_fft: int, like: Ten
     return window
 
 
-def _frame_index(n_frames: int, n_fft: int, hop: int) -> Tensor:
+def _frame_index(n_frames: int, n_fft: int, hop: int, meta: bool = False) -> Tensor:
+    """(frames, n_fft): each frame's positions in the signal; ``meta``: for a meta signal, their shape only."""
+    if meta:
+        return _make(MetaArray((n_frames, n_fft), np.int64))
     return _make(np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None])
 
 
@@ -85,7 +89,7 @@ def stft(input: Tensor, n_fft: int, hop_length=None, win_length=None, window=Non
         raise fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
                    f"[{', '.join(map(str, window.shape))}]")
     n_frames = 1 + (length - n_fft) // hop
-    frames = x[..., _frame_index(n_frames, n_fft, hop)]  # (..., frames, n_fft)
+    frames = x[..., _frame_index(n_frames, n_fft, hop, type(x._data) is MetaArray)]  # (..., frames, n_fft)
     w = _padded_window(window, win, n_fft, x)
     if w is not None:
         frames = frames * w

@@ -29,6 +29,8 @@ from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
 from ..shape._adjoint import index_zeros_put
 
+_ARRAYS = (np.ndarray, MetaArray)  # an index array: a real one, or a meta tensor's (data-less)
+
 
 def _convert_key(key):
     """Key with tensors/lists turned into numpy arrays; and whether it uses advanced indexing."""
@@ -49,6 +51,10 @@ def _convert_key(key):
                 warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
                               "instead.", UserWarning, stacklevel=3)
                 k = k.astype(np.bool_)
+        elif type(k) is MetaArray:  # a meta index array handed in by a formula: as a meta tensor's
+            advanced = True
+            if k.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         elif isinstance(k, (list, np.ndarray, range)):
             # a range, and a list that may hold tensors or ints, index like an int tensor (as PyTorch)
             k = np.asarray(k) if not isinstance(k, list) else np.asarray([_item_index(v) for v in k])
@@ -62,7 +68,7 @@ def _convert_key(key):
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                 "indices (got " + type(k).__name__ + ")")
-        if advanced and isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.dtype != np.intp:
+        if advanced and isinstance(k, _ARRAYS) and k.dtype.kind in "iu" and k.dtype != np.intp:
             k = k.astype(np.intp)
         out.append(k)
     return tuple(out), advanced
@@ -74,7 +80,7 @@ def _item_index(v):
 
 def _basic_steps(key, shape: tuple):
     """PyTorch's view-making steps for the basic items of ``key``: (item, is a no-op full slice)."""
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    consumed = sum(k.ndim if isinstance(k, _ARRAYS) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis)
     dim = 0
     for k in key:
@@ -82,7 +88,7 @@ def _basic_steps(key, shape: tuple):
             dim += len(shape) - consumed
         elif k is None:
             yield k, False
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, _ARRAYS):
             dim += k.ndim if k.dtype == np.bool_ else 1
         elif isinstance(k, slice):
             yield k, (k.start in (None, 0) and k.step in (None, 1)
@@ -114,7 +120,7 @@ def _view_steps(key, shape: tuple) -> list:
     whether it is a full slice of a tuple key, which makes no step), kind "unsqueeze" (a None), "select" (an
     int) or "slice"; tensor indices only move the dim along."""
     key = key if type(key) is tuple else (key,)
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    consumed = sum(k.ndim if isinstance(k, _ARRAYS) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis)
     cur, dim, steps = list(shape), 0, []
     for k in key:
@@ -124,7 +130,7 @@ def _view_steps(key, shape: tuple) -> list:
             steps.append(("unsqueeze", dim, None, tuple(cur), False))
             cur.insert(dim, 1)
             dim += 1
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, _ARRAYS):
             dim += k.ndim if k.dtype == np.bool_ else 1
         elif isinstance(k, slice):
             n = cur[dim] if dim < len(cur) else 0
@@ -220,7 +226,7 @@ _SELECT, _SLICE = _INDEX_NODES["SelectBackward0"], _INDEX_NODES["SliceBackward0"
 
 def _check_bounds(x: np.ndarray, key: tuple) -> None:
     """PyTorch's IndexErrors, which name the dim and size (numpy's texts differ)."""
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    consumed = sum(k.ndim if isinstance(k, _ARRAYS) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -231,7 +237,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
             continue
         if k is Ellipsis:
             dim += x.ndim - consumed
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        elif isinstance(k, _ARRAYS) and k.dtype == np.bool_:
             for j in range(k.ndim):
                 if k.shape[j] != x.shape[dim + j]:
                     raise IndexError(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does not "
@@ -239,7 +245,7 @@ def _check_bounds(x: np.ndarray, key: tuple) -> None:
                                      f"at index {dim + j}")
             dim += k.ndim
             advanced += k.ndim
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, _ARRAYS):
             size = x.shape[dim]
             bad = (k < -size) | (k >= size)
             if bad.any():
@@ -272,8 +278,8 @@ def _index_layout(out: np.ndarray, x: np.ndarray, key: tuple) -> np.ndarray:
     for k in key:
         if k is Ellipsis:
             items.extend([None] * (x.ndim - sum(a.ndim if a.dtype == np.bool_ else 1 for a in key
-                                                 if isinstance(a, np.ndarray))))
-        elif isinstance(k, np.ndarray):
+                                                 if isinstance(a, _ARRAYS))))
+        elif isinstance(k, _ARRAYS):
             items.extend(np.nonzero(k) if k.dtype == np.bool_ else (k,))
         else:
             items.append(None)
@@ -358,7 +364,7 @@ class _IndexPut(Node):
     is cut at ``key``, the value's is what arrives there."""
 
     def backward(self, g):
-        keep = np.ones(self.shape, dtype=bool)
+        keep = np.ones_like(g._data, shape=self.shape, dtype=bool, order="C")  # (a meta gradient: meta)
         keep[self.key] = False
         g_self = where(_make(keep), g, 0.0)  # overwritten elements get exactly 0, as PyTorch's zero_()
         g_value = None
@@ -398,7 +404,7 @@ def _split_key(key: tuple, shape: tuple):
     """PyTorch's two steps for ``t[key] = value``: the basic items (ints, slices, None) make a view,
     then the index tensors address that view's dims. Returns (basic key, or None when it would make no
     view: full slices are skipped; advanced key over the view's dims, or None)."""
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    consumed = sum(k.ndim if isinstance(k, _ARRAYS) and k.dtype == np.bool_ else 1
                    for k in key if k is not None and k is not Ellipsis)
     basic, adv = [], []
     makes_view = has_adv = False
@@ -413,12 +419,12 @@ def _split_key(key: tuple, shape: tuple):
             basic.append(None)
             adv.append(slice(None))
             makes_view = True
-        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+        elif isinstance(k, _ARRAYS) and k.ndim == 0 and k.dtype == np.bool_:
             # a 0-d mask: PyTorch adds a dim (a view), then masks it
             basic.append(None)
             adv.append(k.reshape(1))
             makes_view = has_adv = True
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, _ARRAYS):
             n = k.ndim if k.dtype == np.bool_ else 1
             basic.extend([slice(None)] * n)
             adv.append(k)
@@ -459,7 +465,7 @@ def _writeable_for_put(dst: np.ndarray, adv, key: tuple, value) -> np.ndarray:
 def _masked_fill_like(key: tuple, tv: Tensor) -> bool:
     """Whether PyTorch's index_put_ hands this write to masked_fill_ (``canDispatchToMaskedFill``: one
     boolean mask as the only advanced index, one value), which casts the value to the destination's dtype."""
-    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    arrays = [k for k in key if isinstance(k, _ARRAYS)]
     return tv._data.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_
 
 

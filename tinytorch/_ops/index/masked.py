@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, cpp_name
+from ..._meta_array import MetaArray
 from ..._dtype_casts import check_number
 from .._core import narrow_dtypes
 from ...autograd.node import Node, raw_dim, u64
@@ -130,7 +131,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     x = input._data
     shape = broadcast_shapes(x.shape, m.shape)
     mb = np.broadcast_to(m, shape)
-    n = int(mb.sum())
+    # (a meta mask: how many places it selects is data, which PyTorch's meta kernel does not check either)
+    n = 0 if type(mb) is MetaArray else int(mb.sum())
     src = source._data.reshape(-1)
     if src.shape[0] < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")

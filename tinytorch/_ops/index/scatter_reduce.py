@@ -56,7 +56,7 @@ def _reduce_array(x: np.ndarray, d: int, idx: np.ndarray, src: np.ndarray, reduc
     else:
         _UFUNC[reduce].at(out1, where, vals)
     if reduce == "mean":
-        count = np.zeros(out1.shape, dtype=np.int64)
+        count = np.zeros_like(out1, dtype=np.int64, order="C")  # (a meta out: meta)
         np.add.at(count, where, 1)
         if include_self:
             count += 1
@@ -80,8 +80,8 @@ class ScatterReduceBackward0(Node):
         if reduce == "sum":
             g_self, g_src = g, gather(g, d, idx)
         elif reduce == "mean":
-            ones = _make(np.ones(idx_shape or (1,), dtype=g._data.dtype))
-            count = scatter_add(_make(np.full(g._data.shape, 1.0 if include_self else 0.0, g._data.dtype)),
+            ones = _make(np.ones_like(g._data, shape=idx_shape or (1,), order="C"))  # (a meta g: meta)
+            count = scatter_add(_make(np.full_like(g._data, 1.0 if include_self else 0.0, order="C")),
                                 d, idx, ones)
             count = count.clamp(min=1)
             g_self, g_src = g / count, gather(g / count, d, idx)

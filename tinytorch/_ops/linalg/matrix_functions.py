@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..._dtype import INEXACT_NP, cpp_name
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ..creation.factory import ones_like
@@ -24,7 +25,7 @@ from ...tensor import Tensor, _make
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
 from .._core.registry import op
-from .._core.util import as_array, holomorphic_backward
+from .._core.util import as_array, holomorphic_backward, lapack_order
 from .._core.return_types import _named
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
@@ -40,7 +41,7 @@ def _expm(a: np.ndarray) -> np.ndarray:
     below 2^-19 / 19!), then s squarings."""
     a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     n = a.shape[-1]
-    if a.size == 0:
+    if a.size == 0 or type(a) is MetaArray:  # (a meta batch: its shape, no series summed)
         return a64
     norm = np.abs(a64).sum(-2).max(-1).max(initial=0.0)
     s = 0 if not np.isfinite(norm) or norm <= 0.5 else int(math.ceil(math.log2(norm / 0.5)))
@@ -281,6 +282,8 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
 @silent  # an inf or NaN among the reflectors reaches Q through inf * 0 and inf - inf, silently as in PyTorch
 def _householder_array(a: np.ndarray, ta: np.ndarray, k: int) -> np.ndarray:
     m, n = a.shape[-2:]
+    if type(a) is MetaArray:  # a meta input: Q's shape, LAPACK's layout, no reflector applied
+        return lapack_order(MetaArray(a.shape, np.result_type(a.dtype, ta.dtype)))
     rows = np.arange(m)
     q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape[:-2] + (m, n)).copy()
     for i in range(k - 1, -1, -1):   # Q = H_i Q, from the last reflector to the first
@@ -299,7 +302,7 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
 geqrf_result = _named("geqrf", ("a", "tau"))
 
 
-@op(variants="function method out")
+@op(variants="function method out", meta="no_kernel")
 def geqrf(input: Tensor):
     """LAPACK's geqrf: R on and above the diagonal, the Householder vectors below it, and their scales tau
     (``householder_product(a, tau)`` is Q). No gradient (as PyTorch's)."""

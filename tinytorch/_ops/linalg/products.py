@@ -26,7 +26,7 @@ from .._core.record import OUT, legacy_name, record
 from ..pointwise.arith import mul_scalar
 from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._core.util import as_array, broadcast_shapes, fit_grad, holomorphic_backward
+from .._core.util import as_array, broadcast_shapes, c_order, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
 from .norms import NormBackward1, norm_backward, vector_norm
 from ..shape.shape import UnsafeViewBackward0
@@ -281,7 +281,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     b = other.reshape(tuple(v for s in sb for v in (1, s)))
     prod = a * b
     shape = tuple(x * y for x, y in zip(sa, sb))
-    return record(np.ascontiguousarray(prod._data).reshape(shape), UnsafeViewBackward0, (prod,),
+    return record(c_order(prod._data).reshape(shape), UnsafeViewBackward0, (prod,),  # (a meta product: meta)
                   in_shape=prod._data.shape)
 
 

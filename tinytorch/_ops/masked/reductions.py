@@ -114,7 +114,7 @@ def argmin(input: Tensor, dim: int | None = None, *, keepdim: bool = False, dtyp
 
 def _count(input: Tensor, dim, keepdim: bool, mask) -> Tensor:
     if mask is None:
-        ones = _make(np.ones(tuple(input.shape), dtype=np.int64))
+        ones = _make(np.ones_like(input._data, dtype=np.int64, order="C"))  # (a meta input: meta)
         return ones.sum(_dims(dim, input.dim()), keepdim=keepdim)
     return _mask_of(input, mask).sum(_dims(dim, input.dim()), keepdim=keepdim)
 

@@ -16,6 +16,7 @@ from ..._dtype import NARROW_NP, FLOATING_NP
 from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
@@ -393,7 +394,9 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=RreluWithNoiseBackward0) -> Tensor:
     x = float_array(input, "rrelu_with_noise_out_cpu")
-    if training:
+    if training and type(x) is MetaArray:  # a meta tensor: the noise's shape, nothing drawn
+        noise = np.ones_like(x)
+    elif training:
         # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
         # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add);
         # its test is x <= 0, so a NaN takes the positive side (slope 1) and draws nothing

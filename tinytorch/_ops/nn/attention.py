@@ -111,7 +111,7 @@ class _AttentionBackward(Node):
     def backward(self, g):
         q, k, v, mask = self._unpacked_saved
         need = [e[0] is not None for e in self.next_functions]
-        if _State.enabled:
+        if _State.enabled or type(g._data) is MetaArray:  # (a meta gradient: the formula's shapes, no kernel)
             return self._graph_backward(g, q, k, v, mask, need)
         return _grads_without_graph(self, g, q, k, v, mask, need)
 
@@ -126,8 +126,8 @@ class _AttentionBackward(Node):
         s = q.matmul(kr.mT) * scale
         if mask is not None:
             s = s + mask
-        if self.bias is not None:
-            s = s + _make(self.bias)
+        if self.bias is not None:  # (a constant: on meta scores, a meta one of its shape)
+            s = s + _make(MetaArray.like(self.bias) if type(s._data) is MetaArray else self.bias)
         if self.dead is not None:  # rows that attend to nothing: finite scores, then zero weights
             dead = _make(self.dead)
             p = s.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)

@@ -86,7 +86,7 @@ def _dense_backward(g: Tensor, indices: np.ndarray, weight_shape: tuple, row_sca
     rows = g._data.reshape(-1, dim)
     if row_scale is not None:
         rows = rows * row_scale
-    out = np.zeros(weight_shape, dtype=rows.dtype)
+    out = np.zeros_like(rows, shape=weight_shape, order="C")  # (a meta gradient: meta)
     if not (_is_row_index(indices, rows, weight_shape) and _adjoint._add_rows_at(out, indices, rows)):
         np.add.at(out, (indices,), rows)
     return record(out, EmbeddingDenseBackwardBackward0, (g,), indices=indices, padding_idx=padding_idx,

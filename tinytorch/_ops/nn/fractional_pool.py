@@ -38,7 +38,7 @@ class _FractionalBackward(Node):
                     ("result1", _result1))
 
     def backward(self, g):
-        summed = np.zeros(int(np.prod(self.in_shape)), g._data.dtype)
+        summed = np.zeros_like(g._data, shape=(int(np.prod(self.in_shape)),), order="C")  # (a meta g: meta)
         np.add.at(summed, self.flat, g._data.reshape(-1))
         # its own backward gathers from the same positions (pool.py's node, under PyTorch's name)
         return (record(summed.reshape(self.in_shape), _SCATTER_NODES[self._scatter_name], (g,), flat=self.flat,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
@@ -300,6 +301,8 @@ def _targets(y: np.ndarray):
     """(valid (N, C) bool: y[n, j] is a target read before the first -1, member (N, C) bool: i is a target)."""
     stop = np.cumsum(y < 0, axis=1) > 0
     valid = ~stop
+    if type(y) is MetaArray:  # a meta target: which classes it names is no shape
+        return valid, MetaArray(y.shape, np.bool_)
     member = np.zeros(y.shape, bool)
     rows = np.nonzero(valid)
     member[rows[0], y[valid]] = True

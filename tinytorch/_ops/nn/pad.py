@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
@@ -99,6 +100,11 @@ def _apply(x: np.ndarray, maps, transpose: bool) -> np.ndarray:
 
     A map is an index vector (a gather along the axis) or ``Taps``; one call's maps are of one kind."""
     maps = maps[::-1] if transpose else maps
+    if type(x) is MetaArray:  # a meta tensor: each axis takes its map's length, nothing gathered
+        shape = list(x.shape)
+        for axis, m, n_in in maps:
+            shape[axis] = n_in if transpose else len(m.index if isinstance(m, Taps) else m)
+        return MetaArray(shape, x.dtype)
     if maps and isinstance(maps[0][1], Taps):
         return _through_taps(x, maps, transpose)
     for axis, m, n_in in maps:
@@ -271,8 +277,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     x = input._data
     k = _check_nonconstant(x, pad, mode)
-    maps = [(axis, _index(mode, x.shape[axis], before, after), x.shape[axis])
-            for axis, before, after in _pad_pairs(pad, x.ndim)]
+    meta = type(x) is MetaArray  # a meta tensor: each map's length (every mode's is n + before + after) only
+    maps = [(axis, MetaArray((x.shape[axis] + before + after,), np.intp) if meta else
+             _index(mode, x.shape[axis], before, after), x.shape[axis]) for axis, before, after in _pad_pairs(pad, x.ndim)]
     if mode == "circular":
         return axis_map(input, maps, False, _CIRCULAR)
     return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)],

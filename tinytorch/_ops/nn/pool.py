@@ -130,7 +130,7 @@ def _zeros_for_input(node, h: Tensor):
     a second derivative through a pooling is 0 for the input, not "not used in the graph"."""
     if len(node.next_functions) < 2 or node.next_functions[1][0] is None:
         return None
-    return _make(np.zeros(node.in_shape, h._data.dtype))
+    return _make(np.zeros_like(h._data, shape=node.in_shape, order="C"))  # (a meta h: meta)
 
 
 def _pooled_input(node):
@@ -156,7 +156,9 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=N
     (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad; ``nd``: the
     number of pooled dims (the indices the node shows run over their product)."""
     size = int(np.prod(in_shape))
-    if unique:
+    if type(g._data) is MetaArray:  # a meta gradient: the input's shape only, nothing scattered
+        out = MetaArray((size,), g._data.dtype)
+    elif unique:
         out = _scatter_unique(g._data, flat, size)
     else:
         out = np.bincount(flat, weights=g._data.reshape(-1), minlength=size).astype(g._data.dtype, copy=False)
@@ -262,17 +264,18 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     x = input._data
     out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
     plane = x.shape[-1] * x.shape[-2]
+    meta = type(local) is MetaArray  # a meta tensor: the positions' shapes only, no corner indexed
     if not (_State.enabled and input._requires_grad):
         out = _make(vals.reshape(out_shape))  # nothing recorded: nothing of the node made
     else:
         # the node keeps the argmax positions in the whole input, and the input as PyTorch's does (modifying it
         # in place then fails backward)
-        flat = _positions(local, x.shape[-1], s, p, plane)
+        flat = MetaArray((local.size,), np.int64) if meta else _positions(local, x.shape[-1], s, p, plane)
         out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
                      unique=unique, out_shape=out_shape, args=args)
     if not return_indices:
         return out
-    idx = _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
+    idx = local if meta else _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
     return out, _make(idx.reshape(out_shape))
 
 
@@ -467,6 +470,8 @@ def _avg2d_cfg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, di
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
         div = np.asarray(divisor_override, x.dtype)
+    elif type(x) is MetaArray:  # a meta tensor: an output plane of divisors, none computed
+        div = MetaArray(out_hw, x.dtype, value=np.ones((), x.dtype))
     else:
         dh = _divisor(h, k[0], s[0], p[0], out_hw[0], count_include_pad)
         dw = _divisor(w, k[1], s[1], p[1], out_hw[1], count_include_pad)
@@ -674,6 +679,10 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     if x.size == 0:  # a batch of 0
         empty = np.zeros(x4.shape[:2] + (oh, ow), np.int64)
         return _max_result(input, empty.astype(x.dtype), empty, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, True,
+                           return_indices)
+    if type(x) is MetaArray:  # a meta tensor: the results' shapes only, no window read
+        vals, idx = MetaArray(x4.shape[:2] + (oh, ow), x.dtype), MetaArray(x4.shape[:2] + (oh, ow), np.int64)
+        return _max_result(input, vals, idx, (0, 0), (0, 0), AdaptiveMaxPool2DBackward0, h % oh == 0 and w % ow == 0,
                            return_indices)
     (hs, he), (ws, we) = _bounds(h, oh), _bounds(w, ow)
     vals = np.empty((*x4.shape[:2], oh, ow), x.dtype)

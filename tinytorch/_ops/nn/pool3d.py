@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 from .._core.registry import op
 from .activation import relu
@@ -65,6 +66,12 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     out = tuple(_out_size(size[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(3))
     _check3(x, k, s, p, d, out)
     x5 = x if x.ndim == 5 else x[None]
+    if type(x) is MetaArray:  # a meta tensor: the results' shapes only, no window read
+        best, idx = MetaArray(x.shape[:-3] + out, x.dtype), MetaArray(x.shape[:-3] + out, np.int64)
+        unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))
+        res = _record_max(input, best, idx, MaxPool3DWithIndicesBackward0, unique,
+                          (k, None if _stride_omitted(stride) else s, p, d, bool(ceil_mode)))
+        return (res, _make(idx)) if return_indices else res
     need = [max(size[i] + 2 * p[i], (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1) for i in range(3)]
     fill = -np.inf if x.dtype in FLOATING_NP else np.iinfo(x.dtype).min
     xp = np.full(x5.shape[:2] + tuple(need), fill, x.dtype)
@@ -126,6 +133,8 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
         div = np.asarray(divisor_override, x.dtype)
+    elif type(x) is MetaArray:  # a meta tensor: an output volume of divisors, none computed
+        div = MetaArray(out, x.dtype, value=np.ones((), x.dtype))
     else:
         ds = [_divisor(size[i], k[i], s[i], p[i], out[i], count_include_pad) for i in range(3)]
         div = (ds[0][:, None, None] * ds[1][None, :, None] * ds[2][None, None, :]).astype(x.dtype)
@@ -162,6 +171,10 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     size = x.shape[-3:]
     out = _adaptive3(output_size, size)
     x5 = x if x.ndim == 5 else x[None]
+    if type(x) is MetaArray:  # a meta tensor: the results' shapes only, no window read
+        vals, idx = MetaArray(x.shape[:-3] + out, x.dtype), MetaArray(x.shape[:-3] + out, np.int64)
+        res = _record_max(input, vals, idx, AdaptiveMaxPool3DBackward0, all(size[i] % out[i] == 0 for i in range(3)))
+        return (res, _make(idx)) if return_indices else res
     b = [_bounds(size[i], out[i]) for i in range(3)]
     idx = np.zeros(x5.shape[:2] + out, np.int64)
     if x.size == 0:  # a batch of 0

@@ -20,7 +20,7 @@ _CLAMP = "function method inplace torch_inplace out"
 
 def _inside(node, x: Tensor) -> Tensor:
     d = x._data
-    keep = np.ones(d.shape, dtype=bool)
+    keep = np.ones_like(d, dtype=bool, order="C")  # (a meta x: meta)
     if node.lo is not None:
         keep &= d >= node.lo
     if node.hi is not None:

@@ -213,10 +213,14 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
             draws.bernoulli_tensor(eng, np.ascontiguousarray(p._data).reshape(-1)[: int(np.argmin(valid))])
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                                "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        if type(self._data) is MetaArray:  # a meta tensor: checked, nothing drawn
+            return _fill(self, None)
         pd = np.broadcast_to(p._data, self._data.shape)
         return _fill(self, draws.bernoulli_tensor(eng, np.ascontiguousarray(pd)).astype(self._data.dtype))
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    if type(self._data) is MetaArray:
+        return _fill(self, None)
     return _fill(self, draws.bernoulli_scalar(eng, self._data.size, p).astype(self._data.dtype))
 
 
@@ -272,7 +276,10 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     return _fill(self, _exp(_scaled(z, std, mean)).astype(npd))
 
 # -- factories ---------------------------------------------------------------------------------------
-def _new_tensor(shape, npd, requires_grad: bool) -> Tensor:
+def _new_tensor(shape, npd, requires_grad: bool, *params) -> Tensor:
+    """An uninitialised tensor to draw into; a meta one where a tensor of ``params`` (the draw's) is meta."""
+    if any(isinstance(t, Tensor) and type(t._data) is MetaArray for t in params):
+        return _finish(MetaArray(shape, npd), requires_grad)
     return _finish(_alloc(lambda: np.empty(shape, dtype=npd), shape, npd), requires_grad)
 
 
@@ -405,12 +412,12 @@ def _normal_of(mean, std, size, generator, dtype, device, requires_grad) -> Tens
     if mt and not st:
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-        out_t = _new_tensor(mean._data.shape, mean._data.dtype, False)
+        out_t = _new_tensor(mean._data.shape, mean._data.dtype, False, mean)
         normal_(out_t, 0.0, std, generator=generator)
         return _with_params(out_t._data + mean._data, NormalBackward1, (mean,))
     ref = std if not mt else mean
     shape = np.broadcast_shapes(std._data.shape, mean._data.shape if mt else ())
-    out_t = _new_tensor(shape, ref._data.dtype, False)
+    out_t = _new_tensor(shape, ref._data.dtype, False, mean, std)
     normal_(out_t, 0.0, 1.0, generator=generator)
     scaled = out_t._data * std._data
     values = (scaled + (mean._data if mt else scaled.dtype.type(mean))).astype(ref._data.dtype, copy=False)
@@ -422,7 +429,7 @@ def _normal_of(mean, std, size, generator, dtype, device, requires_grad) -> Tens
 @op(variants="function method inplace out", own_out=True, inplace=bernoulli_, no_batch=_RANDOM)
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype."""
-    res = _new_tensor(input._data.shape, input._data.dtype, False)
+    res = _new_tensor(input._data.shape, input._data.dtype, False, input, p)
     if p is None:
         if input._data.dtype not in FLOATING_NP:
             raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "

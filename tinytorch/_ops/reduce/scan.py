@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ..._meta_array import MetaArray
 from ...autograd.grad_mode import _State
 from ..creation.factory import ones_like
 from ...autograd.node import Node, raw_dim, u64
@@ -117,7 +118,7 @@ class CumprodBackward0(Node):
             # PyTorch's shortcut: g itself, also where x is inf or NaN (g * y / x would be NaN)
             return (g.to(self.in_dtype),)
         zero = x._data == 0
-        if not zero.any():
+        if type(x._data) is MetaArray or not zero.any():  # (a meta x: no values to find zeros in, the shapes alike)
             return ((_flipcumsum(g * y, d) / x).to(self.in_dtype),)
         if not _State.enabled:
             return (_cumprod_grad_at_zeros(g, x, y, d, zero).to(self.in_dtype),)
@@ -246,6 +247,8 @@ def _cum_extreme(input: Tensor, dim: int, is_max: bool, node_cls):
     d = _wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         vals, idx = x.copy(), np.zeros((), np.int64)
+    elif type(x) is MetaArray:  # a meta tensor: the results' shapes only, no running comparison
+        vals, idx = MetaArray(x.shape, x.dtype), MetaArray(x.shape, np.int64)
     else:
         xm = np.moveaxis(x, d, -1)
         n = xm.shape[-1]
@@ -305,6 +308,8 @@ def _prod_grad(g: Tensor, x: Tensor, result: Tensor, d: int | None) -> Tensor:
     reduced dim, None for the full product."""
     if x._data.ndim == 0:
         return g
+    if type(x._data) is MetaArray:  # a meta x: no values to count zeros in, the shapes alike
+        return g * (result / x)
     zeros = int(np.count_nonzero(x._data == 0))
     if not zeros:
         return g * (result / x)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
+from ..._meta_array import MetaArray
 from .._core import narrow_dtypes
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -140,7 +141,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if x.ndim == 0:
         v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "TopkBackward0", dim)
         return topk_result(v, i)
-    idx = _topk_indices(x, k, d, largest, sorted)  # PyTorch's order among ties
+    if type(x) is MetaArray:  # a meta tensor: k along ``dim``, nothing selected
+        idx = MetaArray(x.shape[:d] + (k,) + x.shape[d + 1:], np.int64)
+    else:
+        idx = _topk_indices(x, k, d, largest, sorted)  # PyTorch's order among ties
     v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "TopkBackward0", dim)
     return topk_result(v, i)
 
@@ -258,6 +262,11 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, keepdims=None):
         v, i = _picked(input, x.copy(), np.zeros((), np.int64), 0, True, "ModeBackward0", dim)
         return mode_result(v, i)
     xm = np.moveaxis(x, d, -1)
+    if type(x) is MetaArray:  # a meta tensor: one value per line, none counted
+        vals, idx = MetaArray(xm.shape[:-1], x.dtype), MetaArray(xm.shape[:-1], np.int64)
+        if keepdim:
+            vals, idx = np.expand_dims(vals, d), np.expand_dims(idx, d)
+        return mode_result(*_picked(input, vals, idx, d, keepdim, "ModeBackward0", dim))
     lines = xm.reshape(-1, xm.shape[-1])
     vals = np.empty(lines.shape[0], x.dtype)
     idx = np.empty(lines.shape[0], np.int64)

@@ -37,9 +37,9 @@ def block_diag(*tensors) -> Tensor:
         r, c = b.shape
         parts = [b.to(dtype)]
         if left:
-            parts.insert(0, _make(np.zeros((r, left), dtype=dtype.np)))
+            parts.insert(0, _make(np.zeros_like(b._data, shape=(r, left), dtype=dtype.np, order="C")))  # (meta: meta)
         if width - left - c:
-            parts.append(_make(np.zeros((r, width - left - c), dtype=dtype.np)))
+            parts.append(_make(np.zeros_like(b._data, shape=(r, width - left - c), dtype=dtype.np, order="C")))
         rows.append(cat(parts, 1) if len(parts) > 1 else parts[0])
         left += c
     return cat(rows, 0)

@@ -7,6 +7,7 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
+from .._core.util import c_order
 
 
 class Rot90Backward0(Node):
@@ -28,5 +29,10 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     d0, d1 = _wrap_dim(dims[0], input.dim()), _wrap_dim(dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    out = np.ascontiguousarray(np.rot90(input._data, k, axes=(d0, d1)))
+    # PyTorch's layout: the flipped copy, C-ordered, with the two dims then swapped (k odd)
+    x, k = input._data, k % 4
+    flips = {0: (), 1: (d1,), 2: (d0, d1), 3: (d0,)}[k]
+    out = c_order(np.flip(x, flips) if flips else x.copy())  # (a meta input: a new meta array)
+    if k % 2:
+        out = out.swapaxes(d0, d1)
     return record(out, Rot90Backward0, (input,), k=k, rot_dims=dims)

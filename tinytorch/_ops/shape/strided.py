@@ -20,8 +20,8 @@ from .._core.record import inplace_node, legacy_name, record
 from .._core.registry import op
 from ._adjoint import index_zeros_put
 from .._core.record import NotImplementedBackward
-
-_strided = np.lib.stride_tricks.as_strided
+from .._core.util import strided as _strided
+from ..._meta_array import MetaArray
 
 
 class _ReadsPositions(Node):
@@ -64,7 +64,7 @@ def _storage(input: Tensor):
         data = home
     if data.flags.c_contiguous and data.size:
         item = data.itemsize
-        off = (input._data.__array_interface__["data"][0] - data.__array_interface__["data"][0]) // item
+        off = (_views.address(input._data) - _views.address(data)) // item
         return data.reshape(-1), off, tuple(s // item for s in input._data.strides)
     flat = np.ascontiguousarray(input._data).reshape(-1)
     return flat, 0, _contiguous_strides(input._data.shape)
@@ -106,6 +106,8 @@ def _strided_view(input: Tensor, size, stride, storage_offset):
     base = storage[off:] if off < storage.size else storage[:0]
     out = _strided(base, size, tuple(s * storage.itemsize for s in stride), writeable=True) if need else \
         np.empty(size, dtype=storage.dtype)
+    if type(storage) is MetaArray:  # a meta tensor: which element each reads is no shape, and nothing is read
+        return out, MetaArray(size, np.intp)
     # each output element's storage position, mapped to the input element stored there (numel: none)
     where = _offsets(tuple(input._data.shape), own_strides, own_off).reshape(-1)
     inverse = np.full(storage.size, where.size, dtype=np.intp)
@@ -151,6 +153,9 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
     out = _strided(x, shape, strides, writeable=True)
+    if type(x) is MetaArray:  # a meta tensor: the windows' shape only
+        return record(out, UnfoldBackward0, (input,), view_of=input, pos=MetaArray(shape, np.intp),
+                      numel=x.size, shape=x.shape, dimension_arg=dimension, size_arg=size, step_arg=step)
     idx = np.arange(x.size, dtype=np.intp).reshape(x.shape)
     pos = _strided(idx, shape, idx.strides[:d] + (idx.strides[d] * step,) + idx.strides[d + 1:] + (idx.strides[d],))
     return record(out, UnfoldBackward0, (input,), view_of=input, **_positions(input, pos), dimension_arg=dimension,

@@ -38,6 +38,7 @@ import numpy as np
 from ...autograd.grad_mode import _State, version_counter
 from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
 from ...tensor import Tensor, _make
+from ..._meta_array import MetaArray
 from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES, REGISTRY
 from ._adjoint import index_zeros_put  # the backward of a regenerated view
 
@@ -78,15 +79,17 @@ def creation_error(kind: str, fn, output_nr: int, indirect: bool) -> str:
 
 
 # -- geometry ---------------------------------------------------------------------------------------
-def _addr(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
+def address(a: np.ndarray) -> int:
+    """Where ``a``'s first element sits, in bytes: its memory address, or a meta array's offset into its base's
+    (data-less) storage."""
+    return a.offset if type(a) is MetaArray else a.__array_interface__["data"][0]
 
 
 def geometry(base: np.ndarray, view: np.ndarray) -> tuple:
     """Where ``view``'s elements sit in ``base``: what ``positions`` needs, without holding either array."""
     size = base.itemsize
     return (base.shape, base.flags.c_contiguous, tuple(s // size for s in base.strides),
-            view.shape, tuple(s // size for s in view.strides), (_addr(view) - _addr(base)) // size)
+            view.shape, tuple(s // size for s in view.strides), (address(view) - address(base)) // size)
 
 
 def _offsets(shape: tuple, strides: tuple, start: int) -> np.ndarray:
@@ -116,7 +119,9 @@ class _Geometric(Node):
 
     _pos = None
 
-    def _positions(self) -> np.ndarray:
+    def _positions(self, g) -> np.ndarray:
+        if type(g._data) is MetaArray:  # a meta gradient: the view's shape is all an index of it needs
+            return MetaArray(self.geom[3], np.intp)
         if self._pos is None:
             self._pos = positions(self.geom)
         return self._pos
@@ -132,7 +137,7 @@ class AsStridedBackward0(_Geometric):
             return (g.new_zeros(base_shape),)
         n = int(np.prod(base_shape, dtype=np.int64))
         # accumulate: an expanded view reads one base element several times
-        return (index_zeros_put((n,), (self._positions(),), g, True).reshape(base_shape),)
+        return (index_zeros_put((n,), (self._positions(g),), g, True).reshape(base_shape),)
 
 
 class CopySlices(_Geometric):
@@ -147,13 +152,13 @@ class CopySlices(_Geometric):
             # PyTorch writes the op's gradient into that view of the base's gradient, and refuses
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
-        pos = self._positions()
+        pos = self._positions(g)
         base_shape = self.geom[0]
         flat = g.reshape(-1)
         res = self.fn(flat[(pos,)])
         if not base_needed:
             return (None,) + tuple(res[1:])
-        keep = np.ones(flat._data.shape, dtype=bool)
+        keep = np.ones_like(flat._data, dtype=bool)  # (a meta gradient: meta)
         keep[pos] = False
         g_base = where(_make(keep), flat, 0.0)
         if res[0] is not None:
