@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -16,10 +17,14 @@ from ..shape.shape import diagonal
 from ..shape.strided import _offsets, _storage, as_strided
 
 
-def _fill_view(out: Tensor, view: Tensor, src: Tensor) -> Tensor:
-    if tuple(view.shape) != tuple(src.shape):
+def _check_src(view_shape: tuple, src: Tensor) -> None:
+    if tuple(view_shape) != tuple(src.shape):
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
-                           f"[{', '.join(map(str, src.shape))}], slice size = [{', '.join(map(str, view.shape))}]")
+                           f"[{', '.join(map(str, src.shape))}], slice size = [{', '.join(map(str, view_shape))}]")
+
+
+def _fill_view(out: Tensor, view: Tensor, src: Tensor) -> Tensor:
+    _check_src(tuple(view.shape), src)
     view.copy_(src)
     return out
 
@@ -73,6 +78,16 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset:
     """``input`` with ``input.as_strided(size, stride, storage_offset)`` replaced by ``src``."""
     if input.requires_grad and not input.is_contiguous():
         raise RuntimeError("as_strided_scatter is currently only supported for contiguous inputs")
+    size, stride, offset = tuple(size), tuple(stride), int(storage_offset or 0)
+    x = input._data
+    if type(x) is MetaArray:
+        # no storage to write into: the window's size checked, and the result's geometry PyTorch's meta kernel
+        # gives (the input's, as its clone keeps; an expanded input's C order); the covered mask holds True
+        _check_src(size, src)
+        keep = all(x.strides) or 0 in x.shape
+        out = MetaArray(x.shape, x.dtype, x.strides if keep else None, x.offset if keep else 0)
+        return record(out, AsStridedScatterBackward0, (input, src), size=size, stride=stride, offset=offset,
+                      covered=MetaArray(x.shape, np.bool_, value=np.ones((), np.bool_)))
     with no_grad():
         # PyTorch clones the input with its geometry (strides and storage offset), and the window is
         # taken in that storage: for a view, positions of the input's storage, not of its elements
@@ -81,7 +96,6 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset:
         start = own_offset if storage_offset is None else storage_offset
         _fill_view(buffer, as_strided(buffer, size, stride, start), src.detach())
         out = _make(np.ascontiguousarray(as_strided(buffer, tuple(input.shape), own_strides, own_offset)._data))
-    size, stride, offset = tuple(size), tuple(stride), int(storage_offset or 0)
     covered = np.zeros(out.numel(), dtype=bool)
     positions = _offsets(size, stride, offset).reshape(-1)
     # a window in a view's storage may reach past the output's elements: the backward then refuses it
