@@ -809,7 +809,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)
     nan = norm.isnan()
-    if level_of((input,)) is not None or nan.any():  # (under vmap, whichever the samples hold)
+    if level_of((input,)) is not None or nan._data.any():  # (vmap: whichever the samples hold; meta: none)
         # a slice whose norm is NaN is left as it is (NaN > maxnorm is false) and PyTorch's gradient there is the
         # incoming one; its scale's unused branch would carry 0 * NaN back through the norm, so that branch reads
         # zeros in its place (their gradient then dropped by the where)
