@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta_array import MetaArray
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT, F32, F32_MAX, F64
 from ..autograd import engine
 from ..autograd.grad_mode import _State
@@ -28,4 +29,4 @@ def sum_grads(prev, g):
             out[()] = r
             return _make(out)
     out = np.add(pd, gd, out=_ARRAY_OUT)
-    return _make(out if type(out) is np.ndarray else np.asarray(out))
+    return _make(out if type(out) is np.ndarray or type(out) is MetaArray else np.asarray(out))  # (meta stays meta)
