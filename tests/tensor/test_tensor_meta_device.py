@@ -484,3 +484,12 @@ def test_meta_composites_stay_meta_as_pytorch(torch, case):
             return _geometry(L.nn.functional.grid_sample(m(2, 3, 12, 11), m(2, 5, 6, 2), align_corners=False))
         return _geometry(L.renorm(m(3, 4, 5), 2, 1, 1.0))
     assert run(tinytorch) == run(torch)
+
+
+def test_multi_margin_loss_backward_on_meta_refused_as_pytorch(torch):
+    # PyTorch has a meta kernel for the loss and none for its backward
+    def run(L):
+        x = L.empty(3, 5, device="meta", requires_grad=True)
+        r = L.nn.functional.multi_margin_loss(x, L.empty(3, dtype=L.int64, device="meta"))
+        return _geometry(r), _result_or_error(lambda: L.autograd.grad(r, x, L.empty((), device="meta"))[0])
+    assert run(tinytorch) == run(torch)

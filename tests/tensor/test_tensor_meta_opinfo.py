@@ -142,7 +142,6 @@ DIFFERS: dict[str, str] = {
     'nn.functional.linear_cross_entropy.chunked': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 283",
     'nn.functional.linear_cross_entropy.chunked_none': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840",
     'nn.functional.multi_head_attention_forward': "PyTorch ok [((3, 2, 2), (4, 2, 1), 'float32', 'meta'), ((2, 3, 4), ",
-    'nn.functional.multi_margin_loss': 'gradients RuntimeError where PyTorch gives NotImplementedError',
     'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
     'nn.functional.pad.constant': "gradient strides: a new tensor, PyTorch's a slice of the padded one (CPU too)",
     'nonzero_static': "strides of an empty result: (1, 1), where PyTorch's meta kernel gives (1, 0)",
