@@ -493,3 +493,25 @@ def test_multi_margin_loss_backward_on_meta_refused_as_pytorch(torch):
         r = L.nn.functional.multi_margin_loss(x, L.empty(3, dtype=L.int64, device="meta"))
         return _geometry(r), _result_or_error(lambda: L.autograd.grad(r, x, L.empty((), device="meta"))[0])
     assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["slice", "slice_unfit", "slice_expandable", "diagonal", "diagonal_unfit", "select",
+                                  "select_unfit", "diagonal_offset"])
+def test_view_scatters_on_meta_as_pytorch(torch, case):
+    # PyTorch's meta kernels check nothing of src: an unfit src passes the forward, and its gradient is refused
+    def run(L):
+        op, shape, src, args = {
+            "slice": ("slice_scatter", (20, 20), (5, 20), (0, 0, 5)),
+            "slice_unfit": ("slice_scatter", (20, 20), (20, 20), (0, 0, 5)),
+            "slice_expandable": ("slice_scatter", (20, 20), (20,), (0, 0, 5)),
+            "diagonal": ("diagonal_scatter", (20, 20), (20,), ()),
+            "diagonal_unfit": ("diagonal_scatter", (20, 20), (5,), ()),
+            "select": ("select_scatter", (20, 20), (20,), (0, 0)),
+            "select_unfit": ("select_scatter", (20, 20), (5,), (0, 0)),
+            "diagonal_offset": ("diagonal_scatter", (4, 20, 20), (4, 19), (1, 1, 2))}[case]
+        a = L.empty(shape, device="meta", requires_grad=True)
+        s = L.empty(src, device="meta", requires_grad=True)
+        r = getattr(L, op)(a, s, *args)
+        grads = _result_or_error(lambda: L.autograd.grad(r, [a, s], L.empty(r.shape, device="meta"))[1])
+        return _geometry(r), type(r.grad_fn).__name__, grads
+    assert run(tinytorch) == run(torch)
