@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 
+import math
+
 import pytest
 
 import tinytorch
@@ -514,4 +516,26 @@ def test_view_scatters_on_meta_as_pytorch(torch, case):
         r = getattr(L, op)(a, s, *args)
         grads = _result_or_error(lambda: L.autograd.grad(r, [a, s], L.empty(r.shape, device="meta"))[1])
         return _geometry(r), type(r.grad_fn).__name__, grads
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("case", ["row", "size1_middle", "size1_two", "inner", "transposed_outer", "transposed_inner",
+                                  "none", "mixed", "expanded", "permuted"])
+def test_constant_pad_crop_strides_as_pytorch(torch, device, case):
+    # a crop (every pad <= 0) is PyTorch's narrow then clone: a dense view's strides kept, a size-1 dim's too
+    def run(L):
+        x, how, pad = {"row": ((1, 8), None, [-1, -2]), "size1_middle": ((3, 1, 8), None, [-1, -2]),
+                       "size1_two": ((1, 3, 8), None, [-1, -2, -1, -1]), "inner": ((4, 8), None, [-1, -2]),
+                       "transposed_outer": ((8, 4), "t", [0, 0, -1, -1]), "transposed_inner": ((8, 3), "t", [-1, -2]),
+                       "none": ((2, 3), None, [0, 0]), "mixed": ((4, 8), None, [1, -2]),
+                       "expanded": ((1, 1, 5), "expand", [-1, -1]), "permuted": ((2, 3, 4), "permute", [-1, 0, 0, -1]),
+                       }[case]
+        t = L.arange(math.prod(x), dtype=L.float32).reshape(x).to(device)
+        t = {"t": lambda: t.t(), "expand": lambda: t.expand(3, 1, 5), "permute": lambda: t.permute(2, 0, 1),
+             None: lambda: t}[how]()
+        r = L.constant_pad_nd(t, pad)
+        leaf = L.ones(1, 5, device=device, requires_grad=True)
+        g, = L.autograd.grad(L.constant_pad_nd(leaf, [1, 2]), leaf, L.ones(1, 8, device=device))
+        return _geometry(r), r.tolist() if device == "cpu" else None, _geometry(g)
     assert run(tinytorch) == run(torch)
