@@ -99,6 +99,8 @@ def _factory_hook(decl, fn, args, kwargs):
     if "device" not in kwargs:
         args, kwargs = _device_as_keyword(decl, args, kwargs)
     dev = kwargs.get("device")
+    if decl.meta == "tensor_bounds" and _meta_arg((*args[:2], kwargs.get("start"), kwargs.get("end"))):
+        dev = "meta"  # PyTorch's tensor overloads run where their bounds are, whatever ``device`` says
     fake = _meta_data.FAKE_ON[0] and _meta_data.fake_mode() is not None  # a FakeTensorMode: every factory is fake
     if dev is None:
         like = _LIKE.get(decl)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 
+import math
+
 import pytest
 
 import tinytorch
@@ -355,3 +357,185 @@ def test_conv_transpose3d_on_meta_after_a_cpu_call(torch, stride):
         out = L.nn.functional.conv_transpose3d(x, w, stride=stride, padding=1, dilation=2)
         shapes.append((tuple(out.shape), out.stride(), str(out.device)))
     assert shapes[0] == shapes[1]
+
+
+def _geometry(t):
+    return tuple(t.shape), tuple(t.stride()), str(t.dtype).split(".")[-1], t.device.type
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("case", ["dim1", "last", "transposed", "broadcast"])
+def test_cross_result_strides_as_pytorch(torch, device, case):
+    # numpy's cross along a dim other than the last is a view of its last-dim product; PyTorch's result is C order
+    def run(L):
+        a, b = L.ones(5, 3, 5, device=device), L.ones(5, 3, 5, device=device)
+        if case == "dim1":
+            return L.linalg.cross(a, b, dim=1), L.cross(a, b, dim=1)
+        if case == "last":
+            return L.linalg.cross(a[..., :3], b[..., :3]), L.cross(a[..., :3], b[..., :3], dim=-1)
+        if case == "transposed":
+            at, bt = a[..., :3].transpose(1, 2), b[..., :3].transpose(1, 2)
+            return L.linalg.cross(at, bt, dim=1), L.cross(at, bt, dim=2)
+        return L.linalg.cross(a[:1], b, dim=1), L.cross(a, b[:, :, :1], dim=1)
+    got, want = run(tinytorch), run(torch)
+    assert [_geometry(t) for t in got] == [_geometry(t) for t in want]
+    if device == "cpu":
+        x, y = torch.randn(4, 3, 2), torch.randn(4, 3, 2)
+        tx, ty = tinytorch.tensor(x.numpy()), tinytorch.tensor(y.numpy())
+        got = torch.tensor(tinytorch.linalg.cross(tx, ty, dim=1).tolist())
+        torch.testing.assert_close(got, torch.linalg.cross(x, y, dim=1))  # (numpy's products round apart)
+
+
+def _result_or_error(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - the outcome is compared
+        return type(e).__name__, str(e)
+    return _geometry(r), r.tolist() if r.device.type == "cpu" else None
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+@pytest.mark.parametrize("case", ["meta_start", "meta_end", "empty", "int", "cpu_1d", "cpu_2d_end", "both_1d",
+                                  "meta_1d", "cpu"])
+def test_linspace_tensor_bounds_as_pytorch(torch, name, case):
+    # PyTorch's tensor overloads run where their bounds are (a meta bound: a meta result, whatever device says),
+    # read no value there, and take 0-d bounds only
+    def run(L):
+        f = getattr(L, name)
+        m = L.empty((), device="meta")
+        args = {"meta_start": (m, 3, 4), "meta_end": (L.tensor(1.0), m, 4), "empty": (m, -3, 0),
+                "int": (m, 3, 5), "cpu_1d": (L.ones(2), 3, 4), "cpu_2d_end": (1, L.ones(1, 1), 4),
+                "both_1d": (L.ones(2), L.ones(3), 4), "meta_1d": (L.empty(2, device="meta"), 3, 4),
+                "cpu": (L.tensor(1.0), L.tensor(3.0), 4)}[case]
+        kwargs = {"dtype": L.int64} if case == "int" else {}
+        return _result_or_error(lambda: f(*args, device="cpu", **kwargs))
+    assert run(tinytorch) == run(torch)
+
+
+def test_tensor_split_refuses_meta_indices_as_pytorch(torch):
+    def run(L):
+        return [_result_or_error(lambda: L.tensor_split(L.ones(5, device="meta"), L.empty(2, 2, device="meta"))),
+                _result_or_error(lambda: L.tensor_split(L.ones((), device="meta"), L.empty(2, 2, device="meta"))),
+                [_geometry(t) for t in L.tensor_split(L.ones(5, device="meta"), L.tensor([1, 2]))]]
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("view", ["x", "x.t()", "x[:, ::2]", "x[1:, 1:]", "x.expand(2, 5, 5)"])
+def test_as_strided_scatter_meta_geometry_as_pytorch(torch, view):
+    def run(L):
+        x = L.empty(5, 5, device="meta")
+        out = L.as_strided_scatter(eval(view, {"x": x}), L.empty(5, device="meta"), (5,), (1,))
+        wrong = _result_or_error(lambda: L.as_strided_scatter(x, L.empty(5, device="meta"), (4,), (1,)))
+        a, s = L.empty(5, 5, device="meta", requires_grad=True), L.empty(5, device="meta", requires_grad=True)
+        r = L.as_strided_scatter(a, s, (5,), (1,))
+        grads = L.autograd.grad(r, [a, s], L.empty(5, 5, device="meta"))
+        return (_geometry(out), out.storage_offset(), wrong, type(r.grad_fn).__name__,
+                [_geometry(g) for g in grads])
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_full_max_min_gradient_on_meta_and_nan(torch, op):
+    # the NaN elements are picked by a where (no item(): a meta result has no value to read)
+    def run(L):
+        x = L.empty(4, 5, device="meta", requires_grad=True)
+        g, = L.autograd.grad(getattr(x, op)(), x, L.empty((), device="meta"))
+        values = []
+        for data in ([1.0, 3.0, 3.0, 2.0], [1.0, float("nan"), 3.0, float("nan")], [2.0, 2.0]):
+            y = L.tensor(data, requires_grad=True)
+            values.append(L.autograd.grad(getattr(y, op)(), y)[0].tolist())
+        return _geometry(g), values
+    assert run(tinytorch) == run(torch)
+
+
+def test_meta_gradients_summed_stay_meta(torch):
+    # the singular values get two gradients (cond's largest and smallest): their sum stays on the meta device
+    def run(L):
+        out = []
+        for shape in [(4, 4), (3, 6, 6)]:
+            x = L.empty(*shape, device="meta", requires_grad=True)
+            r = L.linalg.cond(x)
+            out.append(_geometry(L.autograd.grad(r, x, L.empty(r.shape, device="meta"))[0]))
+            y = L.empty(*shape, device="meta", requires_grad=True)
+            out.append(_geometry(L.autograd.grad((y * 2 + y * 3).sum(), y)[0]))
+        return out
+    assert run(tinytorch) == run(torch)
+
+
+def test_rrelu_on_meta_draws_nothing(torch):
+    def run(L):
+        L.manual_seed(0)
+        x = L.empty(3, 4, device="meta", requires_grad=True)
+        r = L.nn.functional.rrelu(x, training=True)
+        g, = L.autograd.grad(r, x, L.empty(3, 4, device="meta"))
+        return _geometry(r), _geometry(g), L.rand(2).tolist()
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["blocks", "grid_sampler_3d", "grid_sample_2d", "renorm"])
+def test_meta_composites_stay_meta_as_pytorch(torch, case):
+    # zero blocks, masks and NaN checks made from the inputs stay data-less (no CPU tensor beside meta ones)
+    def run(L):
+        def m(*s):
+            return L.empty(*s, device="meta")
+        if case == "blocks":
+            return _geometry(L.block_diag(m(2, 3), m(4), m(1, 1)))
+        if case == "grid_sampler_3d":
+            return _geometry(L.grid_sampler_3d(m(2, 3, 12, 11, 10), m(2, 4, 5, 6, 3), 0, 0, False))
+        if case == "grid_sample_2d":
+            return _geometry(L.nn.functional.grid_sample(m(2, 3, 12, 11), m(2, 5, 6, 2), align_corners=False))
+        return _geometry(L.renorm(m(3, 4, 5), 2, 1, 1.0))
+    assert run(tinytorch) == run(torch)
+
+
+def test_multi_margin_loss_backward_on_meta_refused_as_pytorch(torch):
+    # PyTorch has a meta kernel for the loss and none for its backward
+    def run(L):
+        x = L.empty(3, 5, device="meta", requires_grad=True)
+        r = L.nn.functional.multi_margin_loss(x, L.empty(3, dtype=L.int64, device="meta"))
+        return _geometry(r), _result_or_error(lambda: L.autograd.grad(r, x, L.empty((), device="meta"))[0])
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["slice", "slice_unfit", "slice_expandable", "diagonal", "diagonal_unfit", "select",
+                                  "select_unfit", "diagonal_offset"])
+def test_view_scatters_on_meta_as_pytorch(torch, case):
+    # PyTorch's meta kernels check nothing of src: an unfit src passes the forward, and its gradient is refused
+    def run(L):
+        op, shape, src, args = {
+            "slice": ("slice_scatter", (20, 20), (5, 20), (0, 0, 5)),
+            "slice_unfit": ("slice_scatter", (20, 20), (20, 20), (0, 0, 5)),
+            "slice_expandable": ("slice_scatter", (20, 20), (20,), (0, 0, 5)),
+            "diagonal": ("diagonal_scatter", (20, 20), (20,), ()),
+            "diagonal_unfit": ("diagonal_scatter", (20, 20), (5,), ()),
+            "select": ("select_scatter", (20, 20), (20,), (0, 0)),
+            "select_unfit": ("select_scatter", (20, 20), (5,), (0, 0)),
+            "diagonal_offset": ("diagonal_scatter", (4, 20, 20), (4, 19), (1, 1, 2))}[case]
+        a = L.empty(shape, device="meta", requires_grad=True)
+        s = L.empty(src, device="meta", requires_grad=True)
+        r = getattr(L, op)(a, s, *args)
+        grads = _result_or_error(lambda: L.autograd.grad(r, [a, s], L.empty(r.shape, device="meta"))[1])
+        return _geometry(r), type(r.grad_fn).__name__, grads
+    assert run(tinytorch) == run(torch)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("case", ["row", "size1_middle", "size1_two", "inner", "transposed_outer", "transposed_inner",
+                                  "none", "mixed", "expanded", "permuted"])
+def test_constant_pad_crop_strides_as_pytorch(torch, device, case):
+    # a crop (every pad <= 0) is PyTorch's narrow then clone: a dense view's strides kept, a size-1 dim's too
+    def run(L):
+        x, how, pad = {"row": ((1, 8), None, [-1, -2]), "size1_middle": ((3, 1, 8), None, [-1, -2]),
+                       "size1_two": ((1, 3, 8), None, [-1, -2, -1, -1]), "inner": ((4, 8), None, [-1, -2]),
+                       "transposed_outer": ((8, 4), "t", [0, 0, -1, -1]), "transposed_inner": ((8, 3), "t", [-1, -2]),
+                       "none": ((2, 3), None, [0, 0]), "mixed": ((4, 8), None, [1, -2]),
+                       "expanded": ((1, 1, 5), "expand", [-1, -1]), "permuted": ((2, 3, 4), "permute", [-1, 0, 0, -1]),
+                       }[case]
+        t = L.arange(math.prod(x), dtype=L.float32).reshape(x).to(device)
+        t = {"t": lambda: t.t(), "expand": lambda: t.expand(3, 1, 5), "permute": lambda: t.permute(2, 0, 1),
+             None: lambda: t}[how]()
+        r = L.constant_pad_nd(t, pad)
+        leaf = L.ones(1, 5, device=device, requires_grad=True)
+        g, = L.autograd.grad(L.constant_pad_nd(leaf, [1, 2]), leaf, L.ones(1, 8, device=device))
+        return _geometry(r), r.tolist() if device == "cpu" else None, _geometry(g)
+    assert run(tinytorch) == run(torch)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._random.fpmath import fma32, fma64
 
 ZEROS, BORDER, REFLECTION = 0, 1, 2
@@ -20,6 +21,8 @@ _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}  # a 256-bit vector 
 
 def _fma(a, b, c):
     """a * b + c with one rounding, in a's dtype (float32 or float64)."""
+    if type(a) is MetaArray:
+        return a * b + c  # data-less: only the shape and dtype are wanted (fma32's np.asarray would read values)
     dt = np.result_type(a, b, c)
     return fma32(a, b, c) if dt == np.float32 else fma64(a, b, c)
 

@@ -549,18 +549,29 @@ def _arange_like_pytorch(start: float, step: float, n: int, npd: np.dtype) -> np
     return out
 
 
-@op(variants="function out", own_out=True)
+def _check_bounds(name: str, start, end) -> None:
+    """PyTorch's tensor overloads take 0-d bounds only (its meta kernel, shared by both ops, words it shorter)."""
+    dims = [(which, v.dim()) for which, v in (("start", start), ("end", end)) if isinstance(v, Tensor) and v.dim()]
+    if dims and LAZY.on:
+        raise RuntimeError("linspace only supports 0-dimensional start and end tensors")
+    if dims:
+        got = " and ".join(f"{which} with {n} dimension(s)" for which, n in dims)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+
+
+@op(variants="function out", own_out=True, meta="tensor_bounds")
 @_with_out
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if device is not None:
         _require_cpu(device)
+    _check_bounds("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     npd = _np_dtype(dtype)
     if npd == np.bool_ and steps > 1:  # one step is a fill, no kernel
         raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
-    if npd.kind in "iu":  # an integer linspace starts from the bounds converted (truncated) to integers
+    if npd.kind in "iu" and not LAZY.on:  # an integer linspace starts from the bounds converted (truncated)
         start, end = int(float(start)), int(float(end))
     return _finish(_alloc(lambda: _linspace_values(start, end, steps, npd), (steps,), npd), requires_grad)
 
@@ -607,16 +618,18 @@ def _complex_power(base: float, z: complex) -> complex:
     return complex(np.power(np.complex128(base), np.complex128(z)))
 
 
-@op(variants="function out", own_out=True)
+@op(variants="function out", own_out=True, meta="tensor_bounds")
 @_with_out
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """``base ** e`` for ``steps`` exponents ``e`` evenly spaced from ``start`` to ``end``."""
     if device is not None:
         _require_cpu(device)
+    _check_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    start, end, base = _number(start), _number(end), _number(base)
+    if not LAZY.on:  # (a meta tensor's values are never read)
+        start, end, base = _number(start), _number(end), _number(base)
     npd = _np_dtype(dtype)
     return _finish(_alloc(lambda: _logspace_values(start, end, steps, base, npd), (steps,), npd), requires_grad)
 

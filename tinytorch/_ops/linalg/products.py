@@ -314,7 +314,8 @@ def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
                            f"{y.shape[d]}")
     r = np.cross(np.broadcast_to(x, shape), np.broadcast_to(y, shape), axis=d)
-    return record(np.asarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
+    # C order, as PyTorch's result (numpy's moves the dim back: a view of its last-dim product)
+    return record(np.ascontiguousarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
                   a_shape=x.shape,
                   b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
 
@@ -809,7 +810,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = vector_norm(input, p, others, keepdim=True)
     nan = norm.isnan()
-    if level_of((input,)) is not None or nan.any():  # (under vmap, whichever the samples hold)
+    if level_of((input,)) is not None or nan._data.any():  # (vmap: whichever the samples hold; meta: none)
         # a slice whose norm is NaN is left as it is (NaN > maxnorm is false) and PyTorch's gradient there is the
         # incoming one; its scale's unused branch would carry 0 * NaN back through the norm, so that branch reads
         # zeros in its place (their gradient then dropped by the where)

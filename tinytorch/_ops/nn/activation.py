@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._dtype import NARROW_NP, FLOATING_NP
 from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
@@ -394,8 +395,8 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=RreluWithNoiseBackward0) -> Tensor:
     x = float_array(input, "rrelu_with_noise_out_cpu")
-    if training and type(x) is MetaArray:  # a meta tensor: the noise's shape, nothing drawn
-        noise = np.ones_like(x)
+    if training and type(x) is MetaArray:
+        noise = MetaArray.like(x)  # slopes of no values: PyTorch's meta kernel draws nothing either
     elif training:
         # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
         # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add);

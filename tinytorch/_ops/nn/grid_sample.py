@@ -143,13 +143,11 @@ def _read(flat: Tensor, positions: list, sizes: list) -> Tensor:
     outside the input; (N, C, *out)."""
     n, c = flat.shape[:2]
     out_shape = positions[0].shape
-    inside = np.ones(out_shape, bool)
-    index = np.zeros(out_shape, np.int64)
-    stride = 1
+    inside, index, stride = True, 0, 1  # (arrays from the positions: data-less ones for meta positions)
     for p, s in zip(positions, sizes):
         p = np.where(np.isfinite(p), p, -1)  # non-finite: read outside (PyTorch's safe_downgrade_to_int_range)
-        inside &= (p >= 0) & (p < s)
-        index += np.clip(p, 0, s - 1).astype(np.int64) * stride
+        inside = inside & (p >= 0) & (p < s)
+        index = index + np.clip(p, 0, s - 1).astype(np.int64) * stride
         stride *= s
     idx = np.broadcast_to(index.reshape(n, 1, -1), (n, c, index[0].size))
     vals = flat.gather(2, _make(np.ascontiguousarray(idx)))

@@ -15,6 +15,7 @@ from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
+from .._core.overlap import dense
 from .._core.record import record
 from .._core.util import c_order
 from .._core.registry import op
@@ -207,10 +208,36 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
         shape[axis] = new
         src[axis] = slice(max(-before, 0), n - max(-after, 0))
         dst[axis] = slice(max(before, 0), new - max(after, 0))
-    # (full_like: a meta x gives a meta out, written nowhere)
-    out = np.full_like(x, value if x.dtype != np.bool_ else bool(value), shape=shape, order="C")
-    out[tuple(dst)] = x[tuple(src)]
+    if all(p <= 0 for p in pad):
+        out = _crop(x[tuple(src)])
+    else:
+        # (full_like: a meta x gives a meta out, written nowhere)
+        out = np.full_like(x, value if x.dtype != np.bool_ else bool(value), shape=shape, order="C")
+        out[tuple(dst)] = x[tuple(src)]
     return record(out, ConstantPadNdBackward0, (input,), pad=tuple(pad))
+
+
+def _crop(view):
+    """PyTorch crops by narrowing, then cloning: the clone keeps a dense view's strides (a size-1 dim's too) and
+    lays another out in the order of its strides (C order for an expanded one). (The backward crops so too.)"""
+    big = [view.strides[d] for d in range(view.ndim) if view.shape[d] != 1]
+    if dense(view):
+        order = None
+    elif 0 in big or all(a >= b for a, b in zip(big, big[1:])):  # expanded, or in C order already: C order
+        order = tuple(range(view.ndim))
+    else:  # the largest stride first
+        order = tuple(sorted(range(view.ndim), key=lambda d: (-view.strides[d], d)))
+    if order is None:
+        if type(view) is MetaArray:
+            return MetaArray(view.shape, view.dtype, view.strides)
+        out = view.copy(order="K")  # the same strides, but a size-1 dim's (numpy's K order)
+        # only size-1 dims' strides differ, which address nothing: the copy's memory read as the view's strides
+        return out if out.strides == view.strides or not out.size else \
+            np.lib.stride_tricks.as_strided(out, strides=view.strides)
+    back = tuple(int(i) for i in np.argsort(order))
+    if type(view) is MetaArray:
+        return MetaArray(tuple(view.shape[d] for d in order), view.dtype).transpose(back)
+    return np.ascontiguousarray(view.transpose(order)).transpose(back)
 
 
 # -- reflect / replicate / circular ---------------------------------------------------------------

@@ -34,13 +34,13 @@ class MaxBackward1(Node):
 
     def backward(self, g):
         x, y = self._unpacked_saved
-        mask = x.isnan() if y.isnan().item() else x == y  # a NaN result came from the NaN elements
+        mask = where(y.isnan(), x.isnan(), x == y)  # a NaN result came from the NaN elements (no value read)
         return (where(mask, g / mask.sum(), 0.0),)
 
     def jvp(self, t):
         # the tangent's mean over the elements that tie for the result, as the backward shares it
         x, y = self._unpacked_saved
-        mask = x.isnan() if y.isnan().item() else x == y
+        mask = where(y.isnan(), x.isnan(), x == y)
         return where(mask, t, 0.0).sum() / mask.sum()
 
 

@@ -37,9 +37,9 @@ def block_diag(*tensors) -> Tensor:
         r, c = b.shape
         parts = [b.to(dtype)]
         if left:
-            parts.insert(0, _make(np.zeros_like(b._data, shape=(r, left), dtype=dtype.np, order="C")))  # (meta: meta)
+            parts.insert(0, b.new_zeros((r, left), dtype=dtype))  # (meta for a meta block)
         if width - left - c:
-            parts.append(_make(np.zeros_like(b._data, shape=(r, width - left - c), dtype=dtype.np, order="C")))
+            parts.append(b.new_zeros((r, width - left - c), dtype=dtype))
         rows.append(cat(parts, 1) if len(parts) > 1 else parts[0])
         left += c
     return cat(rows, 0)

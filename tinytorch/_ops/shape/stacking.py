@@ -99,6 +99,9 @@ def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, indic
     size = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
         t = indices_or_sections
+        if t.device.type != "cpu":  # its values are read on the host
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+                               f"{t.device.type}")
         if t.dtype.name != "int64":
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
                                f"{t.dtype._scalar}")
