@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._meta_array import MetaArray
 from .._quiet_fp import ARRAY_OUT as _ARRAY_OUT, F32, F32_MAX, F64
 from ..autograd import engine
 from ..autograd.grad_mode import _State
