@@ -81,9 +81,7 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     if type(vc) is tuple:  # version_counter(base), inline
         vc = base._vc = [0]
     t._vc = vc
-    root = base._base
-    if root is None:
-        root = base
+    root = base if base._base is None else base._base
     t._base = root
     if grad_fn is not None:
         t.grad_fn = grad_fn
