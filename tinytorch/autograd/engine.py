@@ -69,12 +69,10 @@ def _make_grads(outputs, grad_outputs):
 
 
 def _root_edges(outputs):
-    edges = []
     for i, t in enumerate(outputs):
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(t._edge())
-    return edges
+    return [t._edge() for t in outputs]
 
 
 def _collect(roots):

@@ -64,12 +64,9 @@ _MAX_SHARED_VERSIONS = 4096
 
 
 def _shared_versions(versions: tuple) -> tuple:
-    shared = _SHARED_VERSIONS.get(versions)
-    if shared is None:
-        if len(_SHARED_VERSIONS) < _MAX_SHARED_VERSIONS:
-            _SHARED_VERSIONS[versions] = versions
-        return versions
-    return shared
+    if len(_SHARED_VERSIONS) < _MAX_SHARED_VERSIONS:
+        return _SHARED_VERSIONS.setdefault(versions, versions)
+    return _SHARED_VERSIONS.get(versions, versions)
 # nodes PyTorch implements by hand in C++: their name() carries the namespace
 _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
