@@ -81,9 +81,7 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     if type(vc) is tuple:  # version_counter(base), inline
         vc = base._vc = [0]
     t._vc = vc
-    root = base._base
-    if root is None:
-        root = base
+    root = base if base._base is None else base._base
     t._base = root
     if grad_fn is not None:
         t.grad_fn = grad_fn
@@ -104,14 +102,12 @@ def _view_of(base: "Tensor", data: np.ndarray, grad_fn=None) -> "Tensor":
     if vc is NO_VERSION:  # inference tensors keep no view bookkeeping
         return t
     if len(vc) == 1:
-        vc.append([_ref(t)])
-        vc.append(32)
-    else:
-        views = vc[1]
-        views.append(_ref(t))
-        if len(views) > vc[2]:
-            views[:] = [r for r in views if r() is not None]
-            vc[2] = 2 * len(views) + 32
+        vc.extend(([], 32))
+    views = vc[1]
+    views.append(_ref(t))
+    if len(views) > vc[2]:
+        views[:] = [r for r in views if r() is not None]
+        vc[2] = 2 * len(views) + 32
     return t
 
 

@@ -69,52 +69,26 @@ def _make_grads(outputs, grad_outputs):
 
 
 def _root_edges(outputs):
-    edges = []
     for i, t in enumerate(outputs):
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(t._edge())
-    return edges
+    return [t._edge() for t in outputs]
 
 
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
-    Roots start at 0, so the keys are every node reached.
-
-    An ``EdgePair``'s (add, sub, mul: most of a micrograd graph) two edges are read from its attributes and
-    counted one after the other, written out: a loop over them, even over a tuple of the two, costs this
-    function a third more on micrograd's graph."""
+    Roots start at 0, so the keys are every node reached. (An ``EdgePair``'s two next nodes are read from its
+    attributes: its ``next_functions`` is built on each access.)"""
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
-    get, push = deps.get, stack.append
     while stack:
         node = stack.pop()
-        if node._pair:
-            nxt = node._na
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
-            nxt = node._nb
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
-            continue
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                c = get(nxt)
-                if c is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = c + 1
+        for nxt in (node._na, node._nb) if node._pair else [nxt for nxt, _ in node.next_functions]:
+            if nxt in deps:
+                deps[nxt] += 1
+            elif nxt is not None:  # (None: an input that needs no gradient)
+                deps[nxt] = 1
+                stack.append(nxt)
     return deps
 
 
@@ -328,16 +302,6 @@ def _entry(node) -> tuple:
     return (_SINK_KEY, _Sink(node)) if type(node) is AccumulateGrad else (-node._seq, node)
 
 
-def _first_ready(roots: list, deps: dict) -> list:
-    """The queue at the start: the roots nothing else leads to, entered as PyTorch's GraphRoot enters them (a root
-    given twice at its last place, where its count from GraphRoot falls to zero)."""
-    ready = []
-    for n in reversed(dict.fromkeys(reversed(roots))):
-        if n is not None and deps[n] == 0:
-            heappush(ready, _entry(n))
-    return ready
-
-
 def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, capture=None,
              accumulate: bool = True, restrict: set | None = None, user_grads: bool = False):
     """Run backward from ``root_edges``. ``capture`` maps (node, nr) → slot for autograd.grad.
@@ -350,8 +314,9 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
 
     A micrograd step runs this loop over thousands of 0-d nodes, where the loop's own costs are most of the
     step, so it spends little per node: a node with nothing to check runs its formula inline (the others go
-    through ``_step``), an ``EdgePair``'s two edges are read from its attributes, ``_into_buffer`` is written
-    out in the loop, and the node made ready last skips the queue when it would come out of it next anyway."""
+    through ``_step``), an ``EdgePair``'s two edges are read from its attributes, ``_into_buffer``'s common case
+    is written out in the loop, and the node made ready last skips the queue when it would come out of it next
+    anyway."""
     roots = [n for n, _ in root_edges]
     deps = _collect(roots)
     if user_grads and accumulate:
@@ -365,7 +330,12 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
             _into_buffer(buffers, node, nr, g)
     g = None
     captured = {}
-    ready = _first_ready(roots, deps)
+    # the queue at the start: the roots nothing else leads to, entered as PyTorch's GraphRoot enters them (a root
+    # given twice at its last place, where its count from GraphRoot falls to zero)
+    ready = []
+    for n in reversed(dict.fromkeys(reversed(roots))):
+        if n is not None and deps[n] == 0:
+            heappush(ready, _entry(n))
     checked = needed is not None or _State.anomaly  # every node then goes through _step
     take, find = buffers.pop, buffers.get
     # backward formulas record a graph only with create_graph; a profile does not see them (they are not
@@ -411,29 +381,19 @@ def _execute(root_edges, root_grads, retain_graph: bool, create_graph: bool, cap
             for (nxt, nr), g in zip(edges, out):
                 if nxt is None:
                     continue
-                if g is not None:  # _into_buffer(buffers, nxt, nr, g), written out
-                    if nxt._n_outputs == 1:
-                        buf, prev = None, find(nxt)
+                if g is not None:
+                    if nxt._n_outputs == 1:  # _into_buffer(buffers, nxt, nr, g), its common case written out
+                        prev = find(nxt)
+                        buffers[nxt] = g if prev is None else _sum_grads(prev, g)
                     else:
-                        buf = find(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._n_outputs
-                        prev = buf[nr]
-                    if prev is not None:
-                        g = _sum_grads(prev, g)
-                        prev = None
-                    if buf is None:
-                        buffers[nxt] = g
-                    else:
-                        buf[nr] = g
-                        buf = None
+                        _into_buffer(buffers, nxt, nr, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     if held is not None:  # a second node made ready: the first one goes to the queue
                         heappush(ready, _entry(held))
                     held = nxt
-            g = out = None  # drop our references, or the next AccumulateGrad would have to copy
+            g = prev = out = None  # drop our references, or the next AccumulateGrad would have to copy
             # The node made ready last runs next without the queue when it comes strictly before every queued
             # one: pushing it then popping it would return it and leave the heap as it was (only AccumulateGrads
             # tie, and a held one goes to the queue when one of them is at the top).

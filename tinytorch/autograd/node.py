@@ -64,12 +64,9 @@ _MAX_SHARED_VERSIONS = 4096
 
 
 def _shared_versions(versions: tuple) -> tuple:
-    shared = _SHARED_VERSIONS.get(versions)
-    if shared is None:
-        if len(_SHARED_VERSIONS) < _MAX_SHARED_VERSIONS:
-            _SHARED_VERSIONS[versions] = versions
-        return versions
-    return shared
+    if len(_SHARED_VERSIONS) < _MAX_SHARED_VERSIONS:
+        return _SHARED_VERSIONS.setdefault(versions, versions)
+    return _SHARED_VERSIONS.get(versions, versions)
 # nodes PyTorch implements by hand in C++: their name() carries the namespace
 _CPP_NODES = frozenset({"AccumulateGrad", "CopySlices", "CopyBackwards"})
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -591,16 +588,12 @@ class Node:
         if self._freed:
             raise RuntimeError(_FREED_MSG)
         saved = self._saved
-        if self._packed:
-            if self._hook_order:  # unpack hooks run in PyTorch's order
-                out = list(saved)
-                for i in _in_hook_order(self._hook_order, len(out)):
-                    t = out[i]
-                    if type(t) is _SavedOutput or type(t) is _Hooked:
-                        out[i] = t.unpack(self)
-                saved = tuple(out)
-            else:
-                saved = tuple([t.unpack(self) if type(t) is _SavedOutput or type(t) is _Hooked else t for t in saved])
+        if self._packed:  # unpacked in PyTorch's order (unpack hooks see it)
+            out = list(saved)
+            for i in _in_hook_order(self._hook_order, len(out)) if self._hook_order else range(len(out)):
+                if type(out[i]) is _SavedOutput or type(out[i]) is _Hooked:
+                    out[i] = out[i].unpack(self)
+            saved = tuple(out)
         for t, v in zip(saved, self._versions_of_saved):
             if v is not None and t._vc[0] != v:
                 raise RuntimeError(_modified_msg(t, v, self))
@@ -765,12 +758,7 @@ class EdgePair(Node):
 
     @next_functions.setter
     def next_functions(self, edges) -> None:
-        (na, nra), (nb, nrb) = edges
-        self._na, self._nb = na, nb
-        if nra != self._nra:
-            self._nra = nra
-        if nrb != self._nrb:
-            self._nrb = nrb
+        (self._na, self._nra), (self._nb, self._nrb) = edges
 
 
 class SavedPair(EdgePair):

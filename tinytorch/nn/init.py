@@ -50,10 +50,9 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple:
     """(fan_in, fan_out): dim 1 and dim 0 sizes, times the receptive field (product of dims 2...)."""
     if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
-    receptive = 1
-    for s in tensor.shape[2:]:
-        receptive *= s
-    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+    fan_out, fan_in, *receptive_field = tensor.shape
+    receptive = math.prod(receptive_field)
+    return fan_in * receptive, fan_out * receptive
 
 
 def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:

@@ -72,14 +72,9 @@ def record(out, node_cls, inputs, saved=(), view_of: Tensor | None = None, **att
             return _record_onto(out, node_cls, inputs, saved, attrs)
         out = as_array(out)
     if _State.enabled:
-        if len(inputs) == 1:  # the common case first and inline: a small op costs a few microseconds in all
-            a = inputs[0]
-            if a is not None and a._requires_grad:
-                return _finish(out, node_cls((a._edge(),)), saved, view_of, attrs)
-        else:
-            for t in inputs:
-                if t is not None and t._requires_grad:
-                    return _finish(out, _over(node_cls, inputs), saved, view_of, attrs)
+        for t in inputs:
+            if t is not None and t._requires_grad:
+                return _finish(out, _over(node_cls, inputs), saved, view_of, attrs)
     return _make(out) if view_of is None else _view_of(view_of, out, None)
 
 
@@ -123,19 +118,7 @@ def _node(node_cls, inputs, attrs):
 
 def _over(node_cls, inputs):
     """A ``node_cls`` node over the edges of ``inputs`` (None: no edge)."""
-    n = len(inputs)
-    if n == 1:
-        node = node_cls((inputs[0]._edge(),))
-    elif n == 2:  # two or three spelt out: a list comprehension is a call of its own
-        a, b = inputs
-        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge()))
-    elif n == 3:
-        a, b, c = inputs
-        node = node_cls((_NONE_EDGE if a is None else a._edge(), _NONE_EDGE if b is None else b._edge(),
-                         _NONE_EDGE if c is None else c._edge()))
-    else:
-        node = node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
-    return node
+    return node_cls(tuple([_NONE_EDGE if t is None else t._edge() for t in inputs]))
 
 
 def _record_onto(res: Tensor, node_cls, inputs, saved, attrs) -> Tensor:

@@ -83,7 +83,7 @@ def addmm_grads(g, x, wt, need_b: bool, need_x: bool, need_w: bool, mm, t, sum_r
 
 def _sum_rows(g: Tensor) -> Tensor:
     """The bias's gradient as PyTorch's addmm node sums it to the bias's shape: over rows, kept, then viewed."""
-    return g.sum(0, keepdim=True).view(g.shape[1:])
+    return g.sum(0, keepdim=True).view(g._data.shape[1:])
 
 
 class _LinearAddmm(Node):

@@ -255,22 +255,13 @@ class Module:
 
     def __getattr__(self, name: str):
         d = self.__dict__
-        if "_parameters" in d:
-            params = d["_parameters"]
-            if name in params:
-                if _Active.transforms and _State.tracer is not None:  # an ONNX export in this thread
-                    return _State.tracer.alias(params[name])
-                return params[name]
-        if "_buffers" in d:
-            buffers = d["_buffers"]
-            if name in buffers:
-                if _Active.transforms and _State.tracer is not None:
-                    return _State.tracer.alias(buffers[name])
-                return buffers[name]
-        if "_modules" in d:
-            modules = d["_modules"]
-            if name in modules:
-                return modules[name]
+        for table in ("_parameters", "_buffers", "_modules"):
+            members = d.get(table)
+            if members is not None and name in members:
+                value = members[name]
+                if table != "_modules" and _Active.transforms and _State.tracer is not None:
+                    return _State.tracer.alias(value)  # an ONNX export in this thread
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
