@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..._meta_array import MetaArray
 from ..._quiet_fp import cast, silent
 from ...autograd.node import Node
 from ...tensor import Tensor
@@ -112,6 +113,8 @@ def erf_np(x: np.ndarray) -> np.ndarray:
     whole array (cheaper than gathering the elements below 1 and scattering them back); the elements at
     or above 1 are gathered when they are few, else their formula runs over the whole array too. (Silent:
     at +-inf the small-argument formula's inf / inf is NaN, which the large-argument one replaces.)"""
+    if type(x) is MetaArray:  # a meta tensor: the result's shape, C-ordered as below; no element counted
+        return MetaArray(x.shape, x.dtype)
     a = np.abs(x, order="C")  # C order, whatever x's strides: the scatter below writes through a flat view
     z = a * a
     e = a * _horner(_ERF_T, z)
