@@ -197,3 +197,42 @@ def test_run_decompositions_of_fills_compute_eagers_values(torch, name):
         assert g.dtype == w.dtype and g.shape == w.shape
         if not (name == "FillDtypes" and i == 1):  # (empty_like's values are whatever the memory held)
             np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+@pytest.mark.parametrize("spelling", ["exp_", "relu_", "sigmoid_", "tanh_", "neg_", "abs_", "sqrt_", "clamp_"])
+def test_torch_inplace_function_spellings_are_recorded(torch, spelling):
+    """``torch.exp_(y)`` (the function spelling of ``y.exp_()``) is a node of the exported program, as in PyTorch:
+    it was run uncaptured and left out, so the program returned ``y`` unwritten."""
+    import tinytorch
+
+    def program(lib):
+        class M(lib.nn.Module):
+            def forward(self, x):
+                y = x.clone()
+                args = (y, None, 2.0) if spelling == "clamp_" else (y,)
+                getattr(lib, spelling)(*args)
+                return y * 2
+
+        x = lib.tensor([0.25, 1.0, 2.5])
+        ep = lib.export.export(M(), (x,))
+        return ep.graph_module.code, ep.module()(x).numpy(), M()(x).numpy()
+
+    theirs, ours = program(torch), program(tinytorch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_array_equal(ours[1], ours[2])  # the exported program computes what the module computes
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+
+
+def test_torch_inplace_function_spelling_in_a_compiled_step():
+    """The same spelling inside torch.compile writes its tensor on every call (replayed, never dropped)."""
+    import tinytorch
+
+    def f(x):
+        y = x.clone()
+        tinytorch.exp_(y)
+        return y + 1
+
+    cf = tinytorch.compile(f)
+    for v in ([0.0, 1.0], [2.0, -1.0], [0.5, 0.5]):
+        x = tinytorch.tensor(v)
+        np.testing.assert_array_equal(cf(x).numpy(), f(x).numpy())

@@ -754,8 +754,15 @@ def _findable(fn, home: str, name: str) -> None:
 
 
 def _torch_inplace(decl: OpDecl, n: str):
-    """``torch.X_``: the in-place method as a function, made once per declaration."""
+    """``torch.X_``: the in-place method as a function, made once per declaration. It calls ``Tensor.X_`` as it is
+    at the call, so that a mode that puts its wrapper there (a graph capture, a profile) sees this spelling too
+    (an export of ``torch.exp_(y)`` would otherwise lose the write)."""
     made = decl.torch_inplace
     if n not in made:
-        made[n] = _routing(method_table(decl)[n + "_"], decl)
+        attr = n + "_"
+
+        def call(*args, **kwargs):
+            return vars(Tensor)[attr](*args, **kwargs)
+        functools.update_wrapper(call, method_table(decl)[attr])
+        made[n] = _routing(call, decl)
     return made[n]
