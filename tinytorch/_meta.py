@@ -44,7 +44,7 @@ import threading
 import numpy as np
 
 from . import _meta_data
-from ._meta_array import MetaArray, NeedsData
+from ._meta_array import MetaArray, NeedsData, no_meta_kernel as _data_dependent
 from ._ops.creation import factory as _factory
 from ._ops._core import registry as _registry
 from ._ops._core.registry import REGISTRY, method_table
@@ -134,19 +134,6 @@ def _factory_method(decl, fn):
 
 
 # -- every other op, once a meta tensor exists ----------------------------------------------------------------
-def _data_dependent(name: str) -> str:
-    if name in ("nonzero", "argwhere"):
-        return ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
-                "data-independent implementation does not exist. This implementation returns a fake value, assuming "
-                "all elements of the tensor are non-zero. To enable this registration, please set "
-                "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
-    aten = {"unique": "_unique2"}.get(name, name)
-    return (f"aten::{aten}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
-            "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
-            "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
-            "impl. Please see the following for next steps:  "
-            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
-
 
 _installed = [False]
 _lock = threading.Lock()

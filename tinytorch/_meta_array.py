@@ -979,3 +979,18 @@ _FUNCTIONS[np.amax] = lambda a, *args, **kw: a.max(*args, **kw) if type(a) is Me
                                                                                                          **kw)
 _FUNCTIONS[np.amin] = lambda a, *args, **kw: a.min(*args, **kw) if type(a) is MetaArray else np.amin(_real(a), *args,
                                                                                                          **kw)
+
+
+def no_meta_kernel(name: str) -> str:
+    """PyTorch's words for an op with no meta kernel (its result's shape depends on values it has not got)."""
+    if name in ("nonzero", "argwhere"):
+        return ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+                "data-independent implementation does not exist. This implementation returns a fake value, assuming "
+                "all elements of the tensor are non-zero. To enable this registration, please set "
+                "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+    aten = {"unique": "_unique2"}.get(name, name)
+    return (f"aten::{aten}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+            "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
+            "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
+            "impl. Please see the following for next steps:  "
+            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")

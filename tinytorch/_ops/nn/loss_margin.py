@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._meta_array import MetaArray
+from ..._meta_array import MetaArray, no_meta_kernel
 from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
@@ -63,8 +63,7 @@ class MultiMarginLossBackward0(Node):
     def backward(self, g):
         x = self._unpacked_saved[0]
         if type(x._data) is MetaArray:  # PyTorch has no meta kernel for this backward
-            from ..._meta import _data_dependent
-            raise NotImplementedError(_data_dependent("multi_margin_loss_backward"))
+            raise NotImplementedError(no_meta_kernel("multi_margin_loss_backward"))
         x2 = x.view(self.shape2d)
         hot, mask, scale = (_make(a) for a in (self.hot, self.mask, self.scale))
         z = x2.gather(1, _make(self.target[:, None])) * -1 + x2 + self.margin
