@@ -30,9 +30,9 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     # PyTorch's layout: the flipped copy, C-ordered, with the two dims then swapped (k odd)
-    x, k = input._data, k % 4
-    flips = {0: (), 1: (d1,), 2: (d0, d1), 3: (d0,)}[k]
+    x, turns = input._data, k % 4
+    flips = {0: (), 1: (d1,), 2: (d0, d1), 3: (d0,)}[turns]
     out = c_order(np.flip(x, flips) if flips else x.copy())  # (a meta input: a new meta array)
-    if k % 2:
+    if turns % 2:
         out = out.swapaxes(d0, d1)
     return record(out, Rot90Backward0, (input,), k=k, rot_dims=dims)
