@@ -17,7 +17,6 @@ from ..._dtype import NARROW_NP, FLOATING_NP
 from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
-from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record

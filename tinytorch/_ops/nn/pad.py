@@ -306,7 +306,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     k = _check_nonconstant(x, pad, mode)
     meta = type(x) is MetaArray  # a meta tensor: each map's length (every mode's is n + before + after) only
     maps = [(axis, MetaArray((x.shape[axis] + before + after,), np.intp) if meta else
-             _index(mode, x.shape[axis], before, after), x.shape[axis]) for axis, before, after in _pad_pairs(pad, x.ndim)]
+             _index(mode, x.shape[axis], before, after), x.shape[axis])
+            for axis, before, after in _pad_pairs(pad, x.ndim)]
     if mode == "circular":
         return axis_map(input, maps, False, _CIRCULAR)
     return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)],
