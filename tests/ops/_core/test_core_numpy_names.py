@@ -319,3 +319,15 @@ def test_a_made_method_is_written_on_its_first_call():
     assert got["made"] > 50 and got["unwritten"] == got["made"]
     assert got["by_axis"] == x.sum(axis=1).tolist() and got["kept"] == x.sum(0, keepdims=True).tolist()
     assert got["same"] and not got["first"]
+
+
+@pytest.mark.parametrize("dim", ["a", 1.0, [0]])
+def test_unique_dim_of_another_type_is_refused_as_pytorch(dim):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        with pytest.raises(TypeError) as info:
+            lib.unique(lib.tensor([[1, 2], [1, 2]]), dim=dim)
+        return str(info.value)
+
+    assert outcome(tinytorch) == outcome(torch)

@@ -101,6 +101,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         u, inv, cnt = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         values = record(u.astype(x.dtype, copy=False), Unique2Backward0, (input,))
         return _pack(values, inv.reshape(x.shape), cnt, return_inverse, return_counts)
+    if not hasattr(dim, "__index__"):  # PyTorch's parser of unique_dim's int argument
+        raise TypeError(f"unique_dim(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
     _refuse_complex(x, "unique_dim")
     d = _wrap_dim(dim, x.ndim)
     if _has_nan(x):
