@@ -31,7 +31,7 @@ sys.path.insert(0, HERE)
 
 import _report  # noqa: E402  (numpy-free: the parent process stays light)
 import _rng  # noqa: E402  (numpy-free too; its worker imports what it needs)
-from _machine import kernels_line  # noqa: E402  (numpy-free: asks a fresh process)
+from _machine import cpu_name, kernels_line  # noqa: E402  (numpy-free: asks a fresh process)
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -179,17 +179,6 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def _version(module: str) -> str:
     code = f"import {module}; print({module}.__version__)"
     proc = subprocess.run(
@@ -328,7 +317,7 @@ def main(argv=None) -> int:
         "command": shlex.join(
             ["python", "benchmarks/bench.py", *(sys.argv[1:] if argv is None else argv)]
         ),
-        "cpu": _cpu_name(),
+        "cpu": cpu_name(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": _version("numpy"),
