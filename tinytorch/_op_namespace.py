@@ -25,7 +25,6 @@ operators in Python (``tinytorch/_vision_ops.py``, named in ``_PROVIDERS``), and
 library registers them."""
 from __future__ import annotations
 
-import functools
 import os
 import re
 import threading
@@ -36,7 +35,7 @@ from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
 from ._ops._core.registry import ATEN_ONLY as _ATEN_ONLY, CAPTURE as _CAPTURE, aten_only as _aten_only, \
-    namespace as _namespace
+    method_at_call as _method_at_call, namespace as _namespace
 from .tensor import Tensor
 from . import sparse as _sparse
 from ._ops.nn import activation_smooth as _activation_smooth
@@ -531,9 +530,6 @@ def _aten_function(name: str):
         fn = _namespace(space).get(rest)
         if fn is not None:
             return fn
-    if name.endswith("_") and not name.startswith("_") and callable(getattr(Tensor, name, None)):
-        # an in-place operator is the method (torch.exp_ is no spelling a graph capture sees)
-        return _tensor_method(name, getattr(Tensor, name))
     base = name[1:] if name.startswith("_") and not name.startswith("__") else name
     for candidate in (name, base):
         for which in ("torch", "nn.functional"):
@@ -541,19 +537,11 @@ def _aten_function(name: str):
             if fn is not None:
                 return fn
         method = getattr(Tensor, candidate, None)
-        if callable(method) and not isinstance(method, type):
-            return _tensor_method(candidate, method)
+        if callable(method) and not isinstance(method, type):  # (aten.add_: as the method is at each call, so a
+            return _method_at_call(candidate, method)          # capture's wrapper of Tensor.add_ sees it)
     return None
 
 
-def _tensor_method(name: str, found):
-    """An ATen operator that is a ``Tensor`` method here (``aten.add_`` is ``Tensor.add_``), looked up on each call:
-    a mode that must see the method's calls (a graph capture, a profile) swaps a wrapper in for it while it runs
-    (``registry.MethodSwap``), and a call of the method found before would go around that wrapper (a capture lost
-    an in-place ``aten.add_`` node so: run_decompositions' graph left the write out)."""
-    def method(*args, **kwargs):
-        return getattr(Tensor, name)(*args, **kwargs)
-    return functools.update_wrapper(method, found)  # (its ``_decl`` and ``__wrapped__`` for packet._fn's readers)
 
 
 # ATen operators with no torch-level spelling that tensor-subclass libraries name (PyG's Index and EdgeIndex

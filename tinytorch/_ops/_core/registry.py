@@ -759,10 +759,15 @@ def _torch_inplace(decl: OpDecl, n: str):
     (an export of ``torch.exp_(y)`` would otherwise lose the write)."""
     made = decl.torch_inplace
     if n not in made:
-        attr = n + "_"
-
-        def call(*args, **kwargs):
-            return vars(Tensor)[attr](*args, **kwargs)
-        functools.update_wrapper(call, method_table(decl)[attr])
-        made[n] = _routing(call, decl)
+        made[n] = _routing(method_at_call(n + "_", method_table(decl)[n + "_"]), decl)
     return made[n]
+
+
+def method_at_call(name: str, like):
+    """A function calling ``Tensor.<name>`` as it is at each call (not as it was when the function was made): a mode
+    that must see the method's calls (a graph capture, a profile) puts its wrapper there while it runs
+    (``MethodSwap``), and a call of the method found earlier would go around it. ``like`` lends its name and
+    docstring."""
+    def call(*args, **kwargs):
+        return getattr(Tensor, name)(*args, **kwargs)
+    return functools.update_wrapper(call, like)
