@@ -9,6 +9,7 @@ compared as printed. What tinytorch cannot print as PyTorch does it refuses (the
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 import tinytorch as tt
@@ -188,6 +189,79 @@ def _net(lib):
     return _named(Net, "Net")().eval()
 
 
+def _cell_with_gate(lib, sign: float = 1.0):
+    """The tutorial's second ``MyCell``, its Linear's parameters all ``sign * 0.1`` (so the gate's branch is
+    known: on positive inputs its input unchanged, where PyTorch's method for it returns None and the cell reads the
+    Linear's result; else ``-x``)."""
+    class MyCell(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dg = _gate(lib)
+            self.linear = lib.nn.Linear(4, 4)
+
+        def forward(self, x, h):
+            new_h = lib.tanh(self.dg(self.linear(x)) + h)
+            return new_h, new_h
+    cell = _named(MyCell, "MyCell")()
+    with lib.no_grad():
+        cell.linear.weight.fill_(0.1 * sign)
+        cell.linear.bias.fill_(0.1 * sign)
+    return cell
+
+
+def _twice(lib):
+    class Twice(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin(self.lin(x))
+    return _named(Twice, "Twice")()
+
+
+def _reordered(lib):
+    """A submodule that reads its second input first, one that never reads an input, one called twice (PyTorch
+    makes ``forward`` and ``forward1`` of the calls), and one whose result is unused (its method returns None)."""
+    nn = lib.nn
+
+    class Swapped(nn.Module):
+        def forward(self, a, b):
+            return b * a + a
+
+    class Ignores(nn.Module):
+        def forward(self, a, b):
+            return lib.sigmoid(b)
+
+    class Uses(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.swapped = _named(Swapped, "Swapped")()
+            self.ignores = _named(Ignores, "Ignores")()
+            self.lin = nn.Linear(4, 4)
+            self.unused = nn.Tanh()
+
+        def forward(self, x, h):
+            self.unused(h)
+            z = self.lin(self.swapped(x, h))
+            return self.lin(self.ignores(z, x)) - z
+    return _named(Uses, "Uses")()
+
+
+def _nested_twice(lib):
+    """A submodule called twice inside another one, beside an op of the caller's, inside a Sequential."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin(lib.relu(self.lin(x))) * 2
+    return nn.Sequential(_named(Block, "Block")(), nn.ReLU(), _named(Block, "Block")())
+
+
 def _one(lib):
     return (lib.rand(3, 4),)
 
@@ -217,13 +291,20 @@ MODULES = {
                                                        lib.nn.Flatten(), lib.nn.Linear(18, 2)), _image),
     "flatten_sequential": (lambda lib: lib.nn.Sequential(lib.nn.Flatten(), lib.nn.Linear(12, 2), lib.nn.Sigmoid()),
                            lambda lib: (lib.rand(2, 3, 4),)),
+    # the tutorial's MyCell with its MyDecisionGate taking the branch that returns its input: PyTorch's method of
+    # the gate returns None and the cell reads the Linear's result
+    "cell_with_gate": (_cell_with_gate, _inputs),
+    "twice": (_twice, _one),
+    "reordered": (_reordered, _inputs),
+    "nested_twice": (_nested_twice, _one),
+    # the tutorial's MyCell traced on (x, x): PyTorch's tracer gives the program a view for the second place
+    "my_cell_same_input": (_cell, lambda lib: _inputs(lib)[:1] * 2),
+    "cell_with_gate_same_input": (_cell_with_gate, lambda lib: _inputs(lib)[:1] * 2),
 }
 
-# the submodules whose .code PyTorch prints (the methods it made of their calls)
-SUBMODULES = {"my_cell": ["linear"], "sequential": ["0", "1", "2"], "conv_sequential": ["0", "1", "2"],
-              "outer": ["body", "body.0", "body.1", "head"], "two_inputs": ["two", "lin"],
-              "cell_with_negating_gate": ["dg", "linear"], "net": ["fc", "drop", "out", "out.0", "out.0.1", "out.1"],
-              "flatten_sequential": ["0", "1", "2"], "conv_pool_linear": ["0", "1", "2", "3"]}
+# the modules with submodules (each prints the method PyTorch made of its call)
+WITH_SUBMODULES = [k for k in MODULES if k not in ("linear", "linear_no_bias", "relu", "conv2d",
+                                                   "conv2d_stride_padding", "gate_positive", "gate_negative", "scale")]
 
 
 def _traced_function(lib, make):
@@ -262,10 +343,79 @@ def test_traced_module_prints_pytorchs_text(key, what, torch):
     assert _normalised(getattr(ours, what)) == _normalised(getattr(theirs, what))
 
 
-@pytest.mark.parametrize("key,path", [(k, p) for k, paths in SUBMODULES.items() for p in paths])
-def test_traced_submodule_code_is_pytorchs(key, path, torch):
+@pytest.mark.parametrize("key", WITH_SUBMODULES)
+@pytest.mark.parametrize("what", ["graph", "inlined_graph", "code"])
+def test_traced_submodules_print_pytorchs_text(key, what, torch):
+    """Each submodule prints the method PyTorch made of its (first) call: its own graph, numbered as the lifting
+    of the call into a method left it (``traced.linear.graph``)."""
     ours, theirs = _traced_module(tt, key), _traced_module(torch, key)
-    assert _submodule(ours, path).code == _submodule(theirs, path).code
+    paths = [p for p, _ in theirs.named_modules() if p]
+    assert [p for p, _ in ours.named_modules() if p] == paths and paths
+    for path in paths:
+        assert _normalised(getattr(_submodule(ours, path), what)) == \
+            _normalised(getattr(_submodule(theirs, path), what)), path
+
+
+def _printed(obj, what: str) -> str:
+    try:
+        return _normalised(getattr(obj, what))
+    except (RuntimeError, AttributeError) as e:
+        return f"{type(e).__name__}: {e}"
+
+
+@pytest.mark.parametrize("what", ["graph", "inlined_graph", "code"])
+def test_a_submodule_never_called_as_a_module_has_no_method(what, torch):
+    """PyTorch makes no method of a submodule the trace did not call (or called by ``.forward``): its graph
+    raises, its code and inlined graph are missing attributes."""
+    def make(lib):
+        class Spare(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = lib.nn.Linear(4, 4)
+                self.act = lib.nn.ReLU()
+                self.spare = lib.nn.Tanh()
+
+            def forward(self, x):
+                return self.act.forward(self.lin(x))
+        return _named(Spare, "Spare")()
+    ours, theirs = tt.jit.trace(make(tt), _one(tt)), torch.jit.trace(make(torch), _one(torch))
+    for path in ("spare", "act", "lin"):
+        assert _printed(getattr(ours, path), what) == _printed(getattr(theirs, path), what)
+    assert "Error" in _printed(ours.spare, what) and "Error" not in _printed(ours.lin, what)
+
+
+def _same_weights(lib, cell):
+    with lib.no_grad():
+        cell.linear.weight.copy_(lib.linspace(-1, 1, 16).reshape(4, 4))
+        cell.linear.bias.copy_(lib.linspace(-0.5, 0.5, 4))
+    return cell
+
+
+@pytest.mark.parametrize("kind", ["module", "function", "three_places"])
+def test_a_tensor_given_twice_is_traced_as_an_input_for_each_place(kind, torch):
+    """``trace(cell, (x, x))``: PyTorch's tracer gives the program a view of ``x`` for the second place, so its
+    graph takes ``x`` and ``h`` apart (the view's nodes, dropped, keep their numbers); called later on two
+    tensors, the traced program computes what the original does."""
+    printed, results = [], []
+    for lib in (tt, torch):
+        if kind == "module":
+            program = _same_weights(lib, _cell(lib))
+        else:
+            program = (lambda x, y: x * 2 + y) if kind == "function" else (lambda x, y, z: x * 2 + y - z)
+        n = 3 if kind == "three_places" else 2
+        x = lib.linspace(0, 1, 12).reshape(3, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = lib.jit.trace(program, (x,) * n)
+        others = [lib.linspace(-1, 1, 12).reshape(3, 4) * (k + 1) for k in range(n)]
+        got, expected = traced(*others), program(*others)
+        got, expected = (got[0], expected[0]) if kind == "module" else (got, expected)
+        assert lib.equal(got, expected)
+        assert not lib.equal(got, program(*[others[0]] * n)[0] if kind == "module" else program(*[others[0]] * n))
+        printed.append((_normalised(traced.graph), _normalised(traced.inlined_graph), traced.code))
+        results.append(got.detach().numpy())
+    assert printed[0] == printed[1]
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6, atol=1e-7)
 
 
 def test_the_normalisation_keeps_what_it_compares(torch):
@@ -274,6 +424,8 @@ def test_the_normalisation_keeps_what_it_compares(torch):
     assert "%z : Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu) = aten::div(%10, %11) # <source>" in text
     ours = _normalised(_traced_function(tt, _constants).graph)
     assert ours.count("# <source>") == text.count("# <source>") > 10
+    sub = _normalised(_traced_module(torch, "my_cell").linear.graph)
+    assert "= aten::linear(%x, %weight, %bias), scope: __module.linear # <source>" in sub and "%3 :" in sub
 
 
 def test_graph_prints_as_text():
@@ -283,60 +435,6 @@ def test_graph_prints_as_text():
 
 
 # -- what tinytorch refuses to print --------------------------------------------------------------------
-def _cell_with_gate(lib, sign: float = 1.0):
-    """The tutorial's second ``MyCell``, its Linear's parameters all ``sign * 0.1`` (so the gate's branch is
-    known: on positive inputs its input unchanged, where PyTorch's method for it returns None and the cell reads the
-    Linear's result; else ``-x``)."""
-    class MyCell(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.dg = _gate(lib)
-            self.linear = lib.nn.Linear(4, 4)
-
-        def forward(self, x, h):
-            new_h = lib.tanh(self.dg(self.linear(x)) + h)
-            return new_h, new_h
-    cell = _named(MyCell, "MyCell")()
-    with lib.no_grad():
-        cell.linear.weight.fill_(0.1 * sign)
-        cell.linear.bias.fill_(0.1 * sign)
-    return cell
-
-
-def _twice(lib):
-    class Twice(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.lin = lib.nn.Linear(4, 4)
-
-        def forward(self, x):
-            return self.lin(self.lin(x))
-    return _named(Twice, "Twice")()
-
-
-@pytest.mark.parametrize("make,match", [(_cell_with_gate, "returns its input"), (_twice, "more than once")])
-@pytest.mark.parametrize("what", ["graph", "inlined_graph", "code"])
-def test_submodule_calls_it_cannot_follow_are_refused(make, match, what, torch):
-    args = _inputs(tt) if make is _cell_with_gate else _one(tt)
-    module = make(tt)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        traced = tt.jit.trace(module, args)
-        rtraced = torch.jit.trace(make(torch), _inputs(torch) if make is _cell_with_gate else _one(torch))
-    assert "prim::CallMethod" in str(rtraced.graph)  # (PyTorch prints them)
-    with pytest.raises(NotImplementedError, match=match):
-        getattr(traced, what)
-    assert tt.equal(traced(*args)[0], module(*args)[0])  # (it runs all the same)
-
-
-def test_a_submodules_graph_is_refused():
-    traced = _traced_module(tt, "my_cell")
-    assert "aten::linear" in str(traced.inlined_graph) and "def forward" in traced.linear.code
-    for what in ("graph", "inlined_graph"):
-        with pytest.raises(NotImplementedError, match="a submodule's graph"):
-            getattr(traced.linear, what)
-
-
 def test_unknown_constructs_are_refused():
     x, y = _inputs(tt)
     F = tt.nn.functional
@@ -393,18 +491,22 @@ def test_a_submodule_under_two_names_is_refused():
     assert traced(x).shape == (3, 4)
 
 
-def test_unused_submodule_results_and_local_classes_are_refused():
-    class Unused(tt.nn.Module):
+def test_a_submodules_value_used_outside_it_and_local_classes_are_refused():
+    class Keeps(tt.nn.Module):
+        def forward(self, x):
+            self.kept = x * 3
+            return x + 1
+
+    class Reads(tt.nn.Module):
         def __init__(self):
             super().__init__()
-            self.lin = tt.nn.Linear(4, 4)
+            self.keeps = _named(Keeps, "Keeps")()
 
         def forward(self, x):
-            self.lin(x)
-            return x * 2
+            return self.keeps(x) * self.keeps.kept
     x = tt.rand(3, 4)
-    with pytest.raises(NotImplementedError, match="does not use"):
-        _ = tt.jit.trace(_named(Unused, "Unused")(), x).graph
+    with pytest.raises(NotImplementedError, match="other than its result, used outside it"):
+        _ = tt.jit.trace(_named(Reads, "Reads")(), x).graph
 
     class Local(tt.nn.Module):
         def forward(self, x):

@@ -10,15 +10,18 @@ have built (``Traced``), then prints it as PyTorch's printers do:
   y; b = a * 2`` names ``%a``; inside ``F.relu`` it is ``input``). A name taken already moves the older value to
   ``name.1`` (then ``.3``...), as ``Value::setDebugName`` does. The numbers skip what PyTorch made and dropped: one
   value per attribute of the traced module (``training`` and a hidden flag for each module, its parameters,
-  buffers and submodules) before the inputs, the nodes of ops whose results were unused, and, per submodule call,
-  the values its lifting into a method made (two, and one per input and per attribute the call read).
+  buffers and submodules) before the inputs, the view the tracer makes of a tensor given twice (``trace(cell, (x,
+  x))``: the program gets a view for the second place, so the graph has two inputs), the nodes of ops whose results
+  were unused, and the values the lifting of the submodule calls into methods made (``Traced``).
 - **Nodes.** An op shows its whole ATen schema (``_aten_rules.SCHEMAS``): each argument that is not a tensor becomes
   a ``prim::Constant`` (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema
   takes a Tensor a wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are
   a ``prim::TupleConstruct``. ``conv2d`` is ``aten::_convolution``, the op PyTorch's tracer records inside it.
   Attributes are ``prim::GetAttr`` nodes placed first, the last read first; a submodule call is a
-  ``prim::CallMethod``. Tensors carry their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1],
-  requires_grad=0, device=cpu)``. A node records where its op was called: ``# file.py:12:0``.
+  ``prim::CallMethod`` of the method made of it (``forward``; the same submodule called again ``forward1``...),
+  whose graph a traced submodule's ``.graph`` prints (``traced.linear.graph``), numbered on its own. Tensors carry
+  their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu)``. A node records
+  where its op was called: ``# file.py:12:0``.
 - **Inlined graph.** A copy of the graph (numbered again), each call replaced by the callee's method as PyTorch's
   inliner takes it: its own calls inlined, its constants pooled (one per type and value, at its start, the last
   first), each op marked ``, scope: __module.body/__module.body.0``.
@@ -29,7 +32,7 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
 factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
-called twice or returning its input, a submodule's own ``.graph`` (its numbering), a loaded program."""
+held under two names or whose other values than its result are used after it, a loaded program."""
 from __future__ import annotations
 
 import math
@@ -38,7 +41,7 @@ import operator
 from ..fx.experimental import _aten_rules
 from ..tensor import Tensor
 
-__all__ = ["Traced", "TorchScriptGraph", "texts", "submodule_code"]
+__all__ = ["Traced", "TorchScriptGraph", "texts"]
 
 _REFUSED = "tinytorch cannot print this traced program as TorchScript: {}"
 
@@ -67,12 +70,15 @@ class Node:
         self.outputs: list = []
         self.schema = None  # an op's parsed ATen schema (name, default, keyword-only), for .code
         self.call = None    # the submodule call (``_trace._Call``) the op ran in; None: the traced forward itself
-        self.scope = None   # inlined_graph: ``__module.body/__module.body.0``
+        self.index = None   # the position of its fx node in the recording
+        self.callee = None  # a prim::CallMethod's call
+        self.scope = None   # ``__module.body/__module.body.0`` (printed in a submodule's graph and inlined_graph)
 
     def with_inputs(self, inputs: list):
         """The same node (its outputs, the same values) reading ``inputs``: the node as another graph holds it."""
         node = Node(self.kind, inputs, self.attrs, self.source)
         node.outputs, node.schema, node.call, node.scope = self.outputs, self.schema, self.call, self.scope
+        node.index, node.callee = self.index, self.callee
         return node
 
 
@@ -241,8 +247,17 @@ def _full_args(name: str, params: list, fx_node) -> list:
 
 class Traced:
     """A trace rewritten as PyTorch's tracer records it (its "raw" graph: every op of the forward and of the
-    submodules it called, in order), and the graphs PyTorch makes of it: ``top()`` (the forward, each
-    submodule call a ``prim::CallMethod``), ``inlined()``, ``method(call)`` (a submodule's forward)."""
+    submodules it called, in order, the unused ones too), and the graphs PyTorch makes of it: ``top()`` (the
+    forward, each submodule call a ``prim::CallMethod``), ``method(call)`` (the method made of a submodule's call)
+    and ``inlined(graph)``.
+
+    PyTorch's tracer records a submodule's call as a block and lifts each block into a method of the submodule
+    (``FixupTraceScopeBlocks``): the block takes ``self`` as an input and a ``prim::GetAttr`` at its start for each
+    attribute it reads; a value made in the block and used after it becomes its result (none: the method returns
+    None); then the block is copied into a graph of its own, numbered afresh, each value it reads from outside
+    becoming an input of the method, in the order the copy meets them (so ``forward(a, b)`` that reads ``b``
+    first takes ``(b, a)``, and an input it never reads is no argument). The same submodule called again gets
+    another method, ``forward1``."""
 
     def __init__(self, program, module=None):
         names = getattr(program, "local_names", None)
@@ -257,9 +272,9 @@ class Traced:
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
         self.raw = g = Graph()
-        self.attr_reads: list = []  # (Value, owner path, attribute name, the call it was read in)
         values: dict = {}           # fx node -> Value
         naming = list(names)
+        repeated = set(getattr(program, "repeated", ()))
         if module is not None:
             self_value = g.value(f"__torch__.{_qualified(type(module))}")
             g.set_name(self_value, "self")
@@ -283,10 +298,12 @@ class Traced:
             if n.op == "placeholder":
                 v = g.value(tensor_type(n.meta["val"]))
                 g.set_name(v, n.target)
+                if len(g.inputs) - (module is not None) in repeated:  # the tracer's view of a tensor given before:
+                    g.skip(n.meta["val"].dim() + 2)  # a constant per size, their list, the view (all dropped)
                 g.inputs.append(v)
                 values[n] = v
             elif n.op == "get_attr":
-                values[n] = self._attribute(n, call)
+                values[n] = self._attribute(n)
             elif n.op == "call_function":
                 values[n] = _op(g, n, values)
             elif n.op == "output":
@@ -294,151 +311,240 @@ class Traced:
             else:
                 _refuse(f"an fx node {n.op}")
             for node in g.nodes[first:]:
-                node.call = call
+                node.call, node.index = call, index
+        # where each value was made: the call whose block holds it (None: the forward itself)
+        self.made_in = {o: node.call for node in g.nodes for o in node.outputs}
+        used_by: dict = {}
+        for node in g.nodes:
+            for v in node.inputs:
+                used_by.setdefault(v, []).append(node.call)
+        used_by.setdefault(g.returned, []).append(None)
+        modules: dict = {}
         for c in self.calls:
-            c.input_values = [values[x] for x in c.inputs]
             c.output_value = values[c.output]
-            c.module_value = Value(-1, f"__torch__.{_qualified(type(c.module))}")
-            if c.output_value in c.input_values:
-                _refuse(f"the submodule {c.path} returns its input (PyTorch's method then returns None)")
-        _eliminate_dead(g)
-        made = {o for node in g.nodes for o in node.outputs}
-        for c in self.calls:
-            if c.output_value not in made:
-                _refuse(f"the submodule {c.path}, whose result the program does not use")
+            c.module_value = modules.setdefault(c.path, Value(-1, f"__torch__.{_qualified(type(c.module))}"))
+            c.self_value = Value(-1, c.module_value.type)
+            g.set_name(c.self_value, "self")  # (each block's self, in the order the calls began)
+            # a value made in the call and used after it is its result; else the method returns None
+            c.returns = (self._inside(self.made_in.get(c.output_value, False), c)
+                         and any(not self._inside(user, c) for user in used_by.get(c.output_value, ())))
+        for v, users in used_by.items():  # a call's other values stay in it
+            made = self.made_in.get(v)
+            for c in self.calls:
+                if (self._inside(made, c) and any(not self._inside(u, c) for u in users)
+                        and not (v is c.output_value and c.returns)):
+                    _refuse(f"a value the submodule {c.path} computed other than its result, used outside it")
+        self._names_of_methods()
+        self._blocks: dict = {}    # call -> [(what it reads, its GetAttr value, attribute name)]
+        self._methods: dict = {}   # call -> its method's graph
         self._name_attributes()
+
+    @staticmethod
+    def _inside(made, call) -> bool:
+        """Whether a value made in ``made`` (a call, None: the forward; False: an input) is in ``call``'s block
+        or one inside it."""
+        while made is not None and made is not False:
+            if made is call:
+                return True
+            made = made.parent
+        return call is None and made is None
 
     def _innermost(self, index: int):
         inside = [c for c in self.calls if c.start <= index < c.end]
         return max(inside, key=lambda c: c.depth) if inside else None
 
-    def _attribute(self, n, call) -> Value:
+    def _attribute(self, n) -> Value:
         owner_path, _, attr = n.target.rpartition(".")
         if self.module is None or (owner_path or attr) and not _has_tensor(self.module, n.target):
             _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
-        if owner_path != (call.path if call is not None else ""):
-            _refuse(f"{n.target} read outside its module's forward (PyTorch reads it through a chain of "
-                    "prim::GetAttr)")
-        v = Value(-1, "Tensor")  # made after the trace, named: its number is never shown
-        v.attr = attr
+        v = Value(-1, "Tensor")  # the attribute as the tracer holds it; each block reads it by a GetAttr of its own
+        v.attr, v.owner = attr, owner_path
         v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
-        self.attr_reads.append((v, owner_path, attr, call))
         return v
 
-    # -- the graphs PyTorch makes of the trace --
+    def _names_of_methods(self) -> None:
+        """``forward``, then ``forward1``... for the calls of one submodule, in the order their methods were made
+        (a call's after those inside it)."""
+        count: dict = {}
+        for c in sorted(self.calls, key=lambda c: (c.end, -c.depth)):
+            k = count.get(id(c.module), 0)
+            count[id(c.module)] = k + 1
+            c.method_name = f"forward{k}" if k else "forward"
+
+    # -- the blocks --
     def _direct(self, call) -> list:
-        """The nodes of ``call`` (None: the forward) itself and its direct submodule calls, in order: a node, or
-        a call standing for everything that ran inside it."""
-        out, seen = [], set()
-        for node in self.raw.nodes:
-            owner = node.call
-            while owner is not None and owner.parent is not call:
-                owner = owner.parent
-            if node.call is call:
-                out.append(node)
-            elif owner is not None and owner.parent is call and owner not in seen:
-                seen.add(owner)
-                out.append(owner)
-        return out
+        """The nodes of ``call``'s block (None: the forward), the unused ones too, and its direct submodule calls,
+        in the order they were made."""
+        items = [(n.index, 1, k, n) for k, n in enumerate(self.raw.nodes) if n.call is call]
+        items += [(c.start, 0, k, c) for k, c in enumerate(self.calls) if c.parent is call]
+        return [item[-1] for item in sorted(items, key=lambda item: item[:3])]
 
     def _reads(self, call) -> list:
-        """(value, attribute name) of each attribute ``call`` (None: the forward) read itself and each submodule it
-        called, in the order first read."""
-        reads: list = []
+        """(what, its GetAttr value, attribute name) for each attribute ``call``'s block (None: the forward) reads:
+        a parameter or buffer its ops read, a submodule it calls; in the order first read."""
+        if call in self._blocks:
+            return self._blocks[call]
+        reads, seen = [], {}
+        path = call.path if call is not None else ""
         for item in self._direct(call):
             if isinstance(item, Node):
-                reads += [(v, v.attr) for v in item.inputs if getattr(v, "attr", None) is not None
-                          and v not in [r[0] for r in reads]]
-            else:
-                reads.append((item.module_value, item.path.rpartition(".")[2]))
+                for v in item.inputs:
+                    if getattr(v, "attr", None) is None or v in seen:
+                        continue
+                    if v.owner != path:
+                        _refuse(f"{v.owner + '.' if v.owner else ''}{v.attr} read outside its module's forward "
+                                "(PyTorch reads it through a chain of prim::GetAttr)")
+                    seen[v] = Value(-1, "Tensor")
+                    reads.append((v, seen[v], v.attr))
+            elif item.module_value not in seen:
+                seen[item.module_value] = Value(-1, item.module_value.type)
+                reads.append((item.module_value, seen[item.module_value], item.path.rpartition(".")[2]))
+        self._blocks[call] = reads
         return reads
 
     def _name_attributes(self) -> None:
-        """Name the attribute values in the trace's graph as PyTorch's lifting of the calls does: block by block,
-        each call's after the calls inside it, the forward's last; a name taken moves the older value to
-        ``name.1`` (so a Sequential's first Linear reads ``%bias.1``)."""
+        """Name the GetAttr values as PyTorch's lifting does: block by block, each call's after the calls inside
+        it, the forward's last; a name taken moves the older value to ``name.1`` (so a Sequential's first Linear
+        reads ``%bias.1``)."""
         for call in sorted(self.calls, key=lambda c: (c.end, -c.depth)) + [None]:
-            for value, name in self._reads(call):
+            for _, value, name in self._reads(call):
                 self.raw.set_name(value, name if name.isidentifier() else f"_{name}")
 
-    def _getattrs(self, call, self_value: Value) -> list:
-        """The ``prim::GetAttr`` nodes ``call``'s method starts with, on ``self_value``: the last read first (each
-        inserted before the others)."""
+    def _getattrs(self, call, self_value: Value, values: dict) -> list:
+        """The ``prim::GetAttr`` nodes ``call``'s block starts with, on ``self_value``: the last read first (each
+        was inserted before the others); ``values`` maps what each reads to its GetAttr's value."""
         nodes = []
-        for value, name in reversed(self._reads(call)):
+        for what, value, name in reversed(self._reads(call)):
             node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
-            node.outputs.append(value)
+            node.outputs.append(values.setdefault(what, value))
             nodes.append(node)
         return nodes
 
+    def _call_node(self, c, inputs: list, out: Value) -> Node:
+        node = Node("prim::CallMethod", inputs, f'[name="{c.method_name}"]')
+        node.outputs.append(out)
+        node.callee = c
+        out.node = node
+        return node
+
+    # -- the graphs --
     def top(self) -> Graph:
-        """The forward's graph: ops of the forward itself, each submodule call it made a ``prim::CallMethod``
-        (numbered after the values PyTorch's lifting of the calls made and dropped: per call, two and one for each
-        input and each attribute read)."""
+        """The forward's graph, in the trace's numbering: its own ops, each submodule call it made a
+        ``prim::CallMethod``, numbered after the values PyTorch's lifting of the calls made and dropped (per call
+        its block's ``self`` and its result or a None and its place; one per GetAttr of each block)."""
         raw = self.raw
         g = Graph()
         g._names, g._suffixes = dict(raw._names), dict(raw._suffixes)
-        self_value = raw.inputs[0] if self.module is not None else None
-        if self_value is not None and self.calls:
-            g.set_name(self_value, "self.1")  # (the submodules' methods took the name self)
         g.inputs = list(raw.inputs)
-        items = self._direct(None)
-        g.nodes = self._getattrs(None, self_value) if self_value is not None else []
-        g._next = raw._next + sum(2 + len(c.inputs) + len({r[0] for r in self.attr_reads if r[3] is c})
-                                  for c in self.calls)
+        self_value = raw.inputs[0] if self.module is not None else None
         replaced: dict = {}
-        self._cm_calls = {}
-        for item in items:
+        g.nodes = self._getattrs(None, self_value, replaced) if self_value is not None else []
+        g._next = raw._next + sum(2 + (not c.returns) for c in self.calls)
+        g._next += sum(len(self._reads(c)) for c in [None] + self.calls)
+        for item in self._direct(None):
             if isinstance(item, Node):
                 g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
-            else:
-                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
-                                                                      item.input_values], '[name="forward"]')
-                node.outputs.append(g.value("Tensor", node))
-                replaced[item.output_value] = node.outputs[0]
-                self._cm_calls[node] = item
-                g.nodes.append(node)
+                continue
+            args = [replaced[item.module_value]] + [replaced.get(v, v) for v in self.method(item).captured]
+            out = g.value("Tensor" if item.returns else "NoneType")
+            if item.returns:
+                replaced[item.output_value] = out
+            g.nodes.append(self._call_node(item, args, out))
         g.returned = replaced.get(raw.returned, raw.returned)
+        _eliminate_dead(g)
         return g
 
     def method(self, call) -> Graph:
-        """The graph of a submodule's forward as PyTorch lifts it (for its ``.code``: its names, not its
-        numbers): an input takes the caller's value's name where that value is named and no call's result,
-        else none (``argument_<i>`` in the code)."""
+        """The graph of the method made of ``call``; ``.captured``: what it reads from outside (its inputs after
+        ``self``), as the caller holds it. Its values are numbered as the copy of the block into a graph of its own
+        made them (each node's results, then the outside values it reads met first); a call inside another's
+        block was copied once more with its caller's graph (a graph held by a node is copied with it), which
+        numbers the inputs first, then the nodes' results."""
+        if call in self._methods:
+            return self._methods[call]
+        made_order: list = []  # the values as the copy of the block makes them
+
+        def value(type_: str, node=None, like: Value | None = None) -> Value:
+            v = Value(-1, type_, node)
+            if like is not None:
+                v.name, v.constant = like.name, like.constant
+            made_order.append(v)
+            return v
         g = Graph()
-        own_self = Value(-1, f"__torch__.{_qualified(type(call.module))}")
-        own_self.name = "self"
-        g.inputs.append(own_self)
-        replaced: dict = {}
-        results = {c.output_value for c in self.calls}
-        for v in call.input_values:
-            param = Value(-1, "Tensor")
-            if v.name is not None and v not in results:
-                param.name = v.name
-            replaced[v] = param
-            g.inputs.append(param)
-        items = self._direct(call)
-        g.nodes = self._getattrs(call, own_self)
-        for item in items:
+        me = value(call.self_value.type, like=call.self_value)
+        g.inputs.append(me)
+        g.captured = []
+        local: dict = {}  # the block's values (and what its GetAttrs read) -> this graph's
+
+        def read(v: Value) -> Value:
+            if v in local:
+                return local[v]
+            made = self.made_in.get(v, False)
+            if self._inside(made, call):
+                _refuse(f"a value the submodule {call.path} computed, used before it was made")
+            # a value from outside: an input, named as the caller holds it (a block around this one, or the
+            # inputs, hold it by its name; a call beside it returned it as an unnamed result)
+            local[v] = c = value(v.type)
+            c.name = v.name if made is None or made is False or self._inside(call, made) else None
+            g.inputs.append(c)
+            g.captured.append(v)
+            return c
+        nodes = []
+        for what, got, name in reversed(self._reads(call)):  # (the last read first, as in the block)
+            node = Node("prim::GetAttr", [me], f'[name="{name}"]')
+            local[what] = out = value(got.type, node, like=got)
+            node.outputs.append(out)
+            nodes.append(node)
+        calls = []
+        for item in self._direct(call):
             if isinstance(item, Node):
-                g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
-            else:
-                node = Node("prim::CallMethod", [item.module_value] + [replaced.get(v, v) for v in
-                                                                      item.input_values], '[name="forward"]')
-                node.outputs.append(Value(-1, "Tensor", node))
-                replaced[item.output_value] = node.outputs[0]
-                g.nodes.append(node)
-        g.returned = replaced.get(call.output_value, call.output_value)
+                node = Node(item.kind, [], item.attrs, item.source)
+                node.schema, node.call, node.scope = item.schema, item.call, _scope(item.call)
+                for o in item.outputs:
+                    local[o] = out = value(o.type, node, like=o)
+                    node.outputs.append(out)
+                node.inputs = [read(v) for v in item.inputs]
+                nodes.append(node)
+            else:  # the call's node: its result is made, then its inputs are read; a CallMethod replaces it
+                node = Node("prim::TracedModuleForward", [])
+                stand_in = value("Tensor" if item.returns else "NoneType", node)
+                node.outputs.append(stand_in)
+                if item.returns:
+                    local[item.output_value] = stand_in
+                node.inputs = [local[item.module_value]] + [read(v) for v in self.method(item).captured]
+                calls.append((item, node))
+                nodes.append(node)
+        if call.returns:
+            g.returned = local[call.output_value]
+        else:  # (the block returns nothing: a None is made at its end)
+            none = Node("prim::Constant", [], "")
+            none.outputs.append(value("NoneType", none))
+            nodes.append(none)
+            g.returned = none.outputs[0]
+        if call.parent is not None:
+            made_order = g.inputs + [o for node in nodes for o in node.outputs]
+        for v in made_order:
+            v.unique = g._next
+            g._next += 1
+        results = {}
+        for item, node in calls:
+            out = node.outputs[0]
+            results[out] = g.value(out.type)
+            nodes[nodes.index(node)] = self._call_node(item, node.inputs, results[out])
+        for node in nodes:
+            node.inputs = [results.get(v, v) for v in node.inputs]
+        g.nodes = nodes
+        g.returned = results.get(g.returned, g.returned)
+        _eliminate_dead(g)
+        self._methods[call] = g
         return g
 
-    def inlined(self) -> Graph:
-        """``inlined_graph``: a copy of ``top()`` (its values numbered again in order), each ``prim::CallMethod``
+    def inlined(self, source: Graph) -> Graph:
+        """``inlined_graph``: a copy of ``source`` (its values numbered again in order), each ``prim::CallMethod``
         replaced by the callee's optimized graph (its own calls inlined, its constants pooled at its start: one per
-        type and value, the last first), the inserted values numbered after, each op marked with its module's
-        scope."""
-        top = self.top()
+        type and value, the last first), the inserted values numbered after."""
         g = Graph()
-        new: dict = {}       # top's value -> its copy
+        new: dict = {}       # source's value -> its copy
         redirect: dict = {}  # a CallMethod's result (copy) -> the inlined callee's result
 
         def copy(v: Value) -> Value:
@@ -447,10 +553,10 @@ class Traced:
             if v.name is not None:
                 g.set_name(c, v.name)
             return c
-        for v in top.inputs:
+        for v in source.inputs:
             new[v] = copy(v)
             g.inputs.append(new[v])
-        for node in top.nodes:
+        for node in source.nodes:
             for v in node.outputs:
                 new[v] = copy(v)
 
@@ -459,44 +565,41 @@ class Traced:
             while v in redirect:
                 v = redirect[v]
             return v
-        for node in top.nodes:
+        for node in source.nodes:
             if node.kind != "prim::CallMethod":
-                made = Node(node.kind, [read(v) for v in node.inputs], node.attrs, node.source)
-                made.outputs, made.schema = [new[v] for v in node.outputs], node.schema
+                made = node.with_inputs([read(v) for v in node.inputs])
+                made.outputs = [new[v] for v in node.outputs]
                 g.nodes.append(made)
                 continue
-            call = self._cm_calls[node]
-            local = {v: read(a) for v, a in zip(call.input_values, node.inputs[1:])}
-            local[call.module_value] = read(node.inputs[0])
-            body, pooled = self._optimized(call, call.module_value)
+            inputs, body, returned = self._optimized(node.callee)
+            local = {v: read(a) for v, a in zip(inputs, node.inputs)}
             for item in body:
-                made = Node(item.kind, [local[_kept(pooled, v)] for v in item.inputs], item.attrs, item.source)
-                made.schema = item.schema
-                made.scope = None if item.kind == "prim::GetAttr" else _scope(item.call)
+                made = item.with_inputs([local[v] for v in item.inputs])
+                made.outputs = []
                 for o in item.outputs:
                     local[o] = c = copy(o)
                     made.outputs.append(c)
                 g.nodes.append(made)
-            redirect[new[node.outputs[0]]] = local[_kept(pooled, call.output_value)]
-        g.returned = read(top.returned)
+            redirect[new[node.outputs[0]]] = local[returned]
+        g.returned = read(source.returned)
         return g
 
-    def _optimized(self, call, self_value: Value) -> tuple:
-        """``call``'s method as ``optimized_graph`` gives it to the inliner: its nested calls inlined, then its
-        constants pooled (one node per type and value, moved to the start, the last first). Returns the nodes
-        and a map from each pooled-away constant value to the one kept."""
-        items = self._direct(call)
-        body = self._getattrs(call, self_value)
-        pooled: dict = {}
-        for item in items:
-            if isinstance(item, Node):
-                body.append(item)
-            else:
-                inner, inner_pooled = self._optimized(item, item.module_value)
-                body += inner
-                pooled.update(inner_pooled)
-        kept: dict = {}
-        constants = []
+    def _optimized(self, call) -> tuple:
+        """``call``'s method as ``optimized_graph`` gives it to the inliner: (its inputs, its nodes, its result),
+        its own calls inlined, then its constants pooled (one node per type and value, moved to the start, the
+        last first)."""
+        m = self.method(call)
+        body, swap = [], {}
+        for node in m.nodes:
+            if node.kind != "prim::CallMethod":
+                body.append(node.with_inputs([swap.get(v, v) for v in node.inputs]))
+                continue
+            inputs, inner, returned = self._optimized(node.callee)
+            given = dict(zip(inputs, [swap.get(v, v) for v in node.inputs]))
+            for item in inner:
+                body.append(item.with_inputs([given.get(v, v) for v in item.inputs]))
+            swap[node.outputs[0]] = given.get(returned, returned)
+        kept, pooled, constants = {}, {}, []
         for node in body:
             if node.kind == "prim::Constant":
                 key = (node.outputs[0].type, node.attrs)
@@ -505,15 +608,9 @@ class Traced:
                 else:
                     kept[key] = node.outputs[0]
                     constants.append(node)
-        rest = [n for n in body if n.kind != "prim::Constant"]
-        return list(reversed(constants)) + rest, pooled
-
-
-def _kept(pooled: dict, v: Value) -> Value:
-    """The constant kept for ``v`` by constant pooling (``v`` itself where it was kept or is no constant)."""
-    while v in pooled:
-        v = pooled[v]
-    return v
+        rest = [n.with_inputs([pooled.get(v, v) for v in n.inputs]) for n in body if n.kind != "prim::Constant"]
+        returned = swap.get(m.returned, m.returned)
+        return m.inputs, list(reversed(constants)) + rest, pooled.get(returned, returned)
 
 
 def _scope(call) -> str | None:
@@ -529,13 +626,8 @@ def _has_tensor(module, target: str) -> bool:
 
 
 def _check_calls(calls: list) -> None:
-    """The submodule calls PyTorch's lifting into methods is followed for here: each submodule called once, on
-    tensors, returning one tensor."""
-    seen = set()
+    """The submodule calls PyTorch's lifting into methods is followed for here: on tensors, returning one."""
     for c in calls:
-        if c.path in seen:
-            _refuse(f"the submodule {c.path} is called more than once (PyTorch makes one method of its first call)")
-        seen.add(c.path)
         if c.problem is not None:
             _refuse(f"the submodule {c.path} {c.problem}")
 
@@ -639,10 +731,12 @@ def _output(g: Graph, out, values: dict) -> None:
 
 
 def _eliminate_dead(g: Graph) -> None:
-    """Drop the nodes whose results nothing uses (their values keep their numbers), as PyTorch's tracer does."""
+    """Drop the nodes whose results nothing uses (their values keep their numbers), as PyTorch's tracer does; a
+    method call stays (it may have effects)."""
     while True:
         uses = _uses(g)
-        dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)]
+        dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)
+                and n.kind != "prim::CallMethod"]
         if not dead:
             return
         g.nodes = [n for n in g.nodes if n not in dead]
@@ -771,7 +865,8 @@ class _Code:
             owner = self.expr(node.inputs[0])
             return f"{owner}.{attr}" if attr.isidentifier() else f'getattr({owner}, "{attr}")'
         if node.kind == "prim::CallMethod":  # (a trailing ", " after each argument, as PythonPrint writes)
-            return f"({self.expr(node.inputs[0])}).forward({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
+            method = node.attrs[len('[name="'):-len('"]')]
+            return f"({self.expr(node.inputs[0])}).{method}({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
         return self._call(node)
 
     def _call(self, node) -> str:
@@ -853,6 +948,8 @@ _RESERVED = frozenset({"_", "aten", "attribute", "CONSTANTS", "fork", "getattr",
 
 
 def _return_type(g: Graph) -> str:
+    if g.returned.type == "NoneType":
+        return "NoneType"
     made = next((n for n in g.nodes if g.returned in n.outputs), None)
     if made is not None and made.kind == "prim::TupleConstruct":
         return f"Tuple[{', '.join('Tensor' for _ in made.inputs)}]"
@@ -898,18 +995,19 @@ class TorchScriptGraph:
     __hash__ = None
 
 
-def texts(program, module=None, name: str = "forward") -> tuple[str, str, str]:
-    """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module."""
-    traced = Traced(program, module)
-    top = traced.top()
-    return print_graph(top), print_graph(traced.inlined()), print_code(top, name, module is not None)
+class NoMethod(Exception):
+    """The submodule at this path was not called as a module in the trace: PyTorch made it no method."""
 
 
-def submodule_code(program, module, path: str) -> str:
-    """``.code`` of the submodule at ``path`` of a traced module: the method PyTorch made of its call."""
+def texts(program, module=None, name: str = "forward", path: str | None = None) -> tuple[str, str, str]:
+    """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module; ``path``:
+    of its submodule there, the method PyTorch made of that submodule's (first) call."""
     traced = Traced(program, module)
-    call = next((c for c in traced.calls if c.path == path), None)
-    if call is None:
-        _refuse(f"the submodule {path}, which the traced forward did not call")
-    traced.top()  # (names the GetAttr values of the calls)
-    return print_code(traced.method(call), "forward", True)
+    if path is None:
+        g = traced.top()
+    else:
+        call = next((c for c in traced.calls if c.path == path and c.method_name == "forward"), None)
+        if call is None:
+            raise NoMethod(path)
+        g = traced.method(call)
+    return print_graph(g), print_graph(traced.inlined(g)), print_code(g, name, module is not None)

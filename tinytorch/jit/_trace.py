@@ -138,6 +138,7 @@ class _Program:
 
     local_names = None
     calls = ()
+    repeated = ()  # the positions of inputs that were a tensor given before (the tracer's view of it, _ir.py)
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
         self.gm, self.in_spec, self.out_spec, self.shapes, self.params = gm, in_spec, out_spec, shapes, params
@@ -344,8 +345,18 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         for target, t in list(module.named_parameters()) + list(module.named_buffers()):
             paths.setdefault(id(t), target)
         rec.constant_name = lambda t: paths.get(id(t))
+    # a tensor given twice is bound twice: PyTorch's tracer hands the program a view of it for each later place,
+    # so the graph has an input for each place (traced ``cell(x, x)`` runs ``cell(a, b)`` as the original does)
+    bound, seen, repeated = [], set(), []
     for leaf, pname in zip(leaves, _input_names(fn, args)):
+        if id(leaf) in seen:
+            leaf = leaf.view(tuple(leaf.shape))
+            repeated.append(len(bound))
+        seen.add(id(leaf))
         rec.bind(leaf, rec.graph.placeholder(pname))
+        bound.append(leaf)
+    if repeated:
+        args = pytree.tree_unflatten(bound, in_spec)
     # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
     before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
     calls = _watching_calls(module, rec) if module is not None else contextlib.nullcontext()
@@ -380,7 +391,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     shapes = tuple(tuple(t.shape) for t in leaves) if reads.sizes else None
     top = frozenset(target.split(".")[0] for target in paths.values())
     program = _Program(gm, in_spec, out_spec, shapes, top)
-    program.local_names, program.calls = rec.local_names, rec.calls
+    program.local_names, program.calls, program.repeated = rec.local_names, rec.calls, tuple(repeated)
     return program
 
 
@@ -488,23 +499,37 @@ class TracedModule(ScriptModule):
     def extra_repr(self) -> str:
         return f"original_name={self._original_name}"
 
-    @property
-    def code(self) -> str:
-        """The method PyTorch makes of this submodule's call in the trace (``_ir.py``)."""
+    def _texts(self, what: str) -> str:
+        """``what`` (graph, inlined_graph, code) of the method PyTorch made of this submodule's first call
+        (``_ir.py``)."""
         root, path = self.__dict__.get("_root"), self.__dict__.get("_path")
         if root is None:
             raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a submodule "
                                       "of a loaded program")
-        return _ir.submodule_code(root._program, root._module_printed(), path)
+        try:
+            texts = _ir.texts(root._program, root._module_printed(), path=path)
+        except _ir.NoMethod:  # never called as a module by the trace: PyTorch made it no forward
+            if what == "graph":
+                raise RuntimeError("Method 'forward' is not defined.") from None
+            raise AttributeError(what) from None  # (__getattr__ gives PyTorch's message)
+        return texts[("graph", "inlined_graph", "code").index(what)]
+
+    def __getattr__(self, name: str):
+        if name in ("code", "inlined_graph"):  # (the property found no method; PyTorch's submodule says so)
+            raise AttributeError(f"'RecursiveScriptModule' object has no attribute '{name}'")
+        return super().__getattr__(name)
 
     @property
     def graph(self):
-        raise NotImplementedError(
-            "tinytorch cannot print this traced program as TorchScript: a submodule's graph (PyTorch numbers its "
-            "values as its lifting of the call into a method left them, which tinytorch does not follow); its "
-            ".code and the traced module's inlined_graph are printed")
+        return _ir.TorchScriptGraph(self._texts("graph"))
 
-    inlined_graph = graph
+    @property
+    def inlined_graph(self):
+        return _ir.TorchScriptGraph(self._texts("inlined_graph"))
+
+    @property
+    def code(self) -> str:
+        return self._texts("code")
 
     def forward(self, *args, **kwargs):
         raise RuntimeError(f"tinytorch.jit.trace records the top-level forward only: the traced submodule "
