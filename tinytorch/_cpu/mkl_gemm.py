@@ -141,7 +141,7 @@ def gemms():
 
 
 def _first_use():
-    global _state, missing, _data_address
+    global _state, missing, _data_at
     if os.environ.get("TINYTORCH_NO_MKL", "") not in ("", "0"):
         missing = True
         return None
@@ -153,7 +153,7 @@ def _first_use():
         missing = True
         return None
     _state = state
-    _data_address = _address_reader()
+    _data_at = _data_field_offset()
     if parallel.threads_set:
         set_threads(parallel.get_num_threads())
     else:  # MKL's own default: its dynamic count on, as in PyTorch until set_num_threads runs
@@ -228,33 +228,38 @@ def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a: int, lda: int, b
     lda, ldb, ldc = _normal_lds(ta, tb, m, n, k, lda, ldb, ldc)
     gemm, real = _state["fns"][c.dtype][::4]
     gemm(_COL, _T if ta else _N, _T if tb else _N, m, n, k, real(alpha), _VOID(a), lda, _VOID(b), ldb, real(beta),
-         _VOID(_ptr(c)), ldc)
+         _arg(c), ldc)
 
 
-def _address_reader():
-    """A function giving an ndarray's data address without building its ``.ctypes`` object (~1 us, three a
-    GEMM): the ``data`` field that opens numpy's array struct, right after the object header, read where
-    CPython keeps the object (``id``). Checked on a few arrays against ``.ctypes.data``; None where it does not
-    hold (another interpreter, another layout), and ``.ctypes.data`` then."""
-    import ctypes
-
+def _data_field_offset() -> int | None:
+    """Where an ndarray's data address lies from the start of its object, so that a GEMM reads it without
+    building the array's ``.ctypes`` object (~1 us, three a GEMM): numpy's array struct opens with its ``data``
+    field, right after the object header, and CPython's ``id`` is where the object lies. Checked on a few
+    arrays against ``.ctypes.data``; None where that does not hold (another interpreter or layout)."""
     offset = object.__basicsize__  # the object header: reference count and type (more on free-threaded builds)
-    field = ctypes.c_void_p.from_address
     probe = np.arange(12.0).reshape(3, 4)
     for a in (probe, probe.T, probe[1:, 2:], probe[::-1], np.empty(0, np.float32)):
-        if field(id(a) + offset).value != a.ctypes.data:
+        if _VOID.from_address(id(a) + offset).value != a.ctypes.data:
             return None
-    return lambda a: field(id(a) + offset).value
+    return offset
 
 
-_data_address = None  # _address_reader's function, once MKL is loaded (where the read holds)
+_data_at = None  # _data_field_offset(), once MKL is loaded
 
 
 def _ptr(a: np.ndarray) -> int:
-    """``a``'s data address (the fast read for an ndarray only: it reads numpy's struct)."""
-    if type(a) is np.ndarray and _data_address is not None:
-        return _data_address(a)
+    """``a``'s data address (read from the struct for a plain ndarray only)."""
+    if _data_at is not None and type(a) is np.ndarray:
+        return _VOID.from_address(id(a) + _data_at).value
     return a.ctypes.data
+
+
+def _arg(a: np.ndarray) -> _VOID:
+    """``a``'s data address as a call's argument: for a plain ndarray the struct's field itself, which ctypes
+    reads when the call is made (``a`` lives through the call in the caller's hands)."""
+    if _data_at is not None and type(a) is np.ndarray:
+        return _VOID.from_address(id(a) + _data_at)
+    return _VOID(a.ctypes.data)
 
 
 def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> None:
@@ -274,6 +279,18 @@ def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> N
             finally:
                 loud(token)
         return
+    if cols > 1 and k_all > 1 and c.strides == (cols * c.itemsize, c.itemsize):
+        # the common layouts, decided as the general path below decides them, without working out strides
+        # (half of this function's time): no size of 1 but the rows, each operand C-contiguous or the
+        # transpose of one, or one row of adjacent elements
+        tb = _plain(m1, rows, k_all)
+        if tb is not None:
+            ta = _plain(m2, k_all, cols)
+            if ta is not None:
+                gemm, real = _state["fns"][c.dtype][::4]
+                gemm(_COL, _T if ta else _N, _T if tb else _N, cols, rows, k_all, real(alpha), _arg(m2),
+                     k_all if ta else cols, _arg(m1), rows if tb else k_all, real(beta), _arg(c), cols)
+                return
     cs = _strides2(c)
     s1, s2 = _strides2(m1), _strides2(m2)
     if s1 is None:
@@ -311,6 +328,17 @@ def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> N
     ldb = s2[1 if tb == tc else 0]
     ldc = cs[0 if tc else 1]
     _gemm(ta, tb, m, n, k, alpha, _ptr(m1), lda, _ptr(m2), ldb, beta, c, ldc)
+
+
+def _plain(a: np.ndarray, rows: int, cols: int) -> bool | None:
+    """For ``_addmm_into``'s fast path, with ``cols`` > 1: False where ``a`` is C-contiguous (rows > 1) or one
+    row of adjacent elements, True where it is the transpose of a C-contiguous matrix (rows > 1), None
+    otherwise (a one-row ``a`` that is not C-contiguous; the general path decides it)."""
+    if rows > 1:
+        flags = a.flags
+        return False if flags.c_contiguous else True if flags.f_contiguous else None
+    size = a.itemsize
+    return False if a.strides[1] == size and a.strides[0] >= cols * size else None
 
 
 def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -464,8 +492,7 @@ def mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     if n == 1:
         lda = m
     lda = max(lda, 1, m)
-    gemv(_COL, trans, m, n, real(1.0), _VOID(_ptr(a)), lda, _VOID(_ptr(v)), max(sv[0], 1), real(0.0),
-         _VOID(_ptr(out)), 1)
+    gemv(_COL, trans, m, n, real(1.0), _arg(a), lda, _arg(v), max(sv[0], 1), real(0.0), _arg(out), 1)
     return out
 
 
@@ -479,7 +506,7 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
         sb = (1,)
     fn = _state["fns"][a.dtype][3]
-    return np.array(fn(a.shape[0], _VOID(_ptr(a)), sa[0], _VOID(_ptr(b)), sb[0]), a.dtype)
+    return np.array(fn(a.shape[0], _arg(a), sa[0], _arg(b), sb[0]), a.dtype)
 
 
 def _should_fold(a: np.ndarray, b: np.ndarray, b_requires_grad: bool, a_requires_grad: bool) -> bool:

@@ -127,13 +127,13 @@ def test_data_addresses_read_as_numpy_gives_them(mkl):
     base = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
     for a in (base, base.T, base[1:, ::2], base[::-1], base[2, 3], np.empty(0), np.float32(1.0) + np.zeros(1),
               base.view(np.ndarray)[1:]):
-        assert mkl._ptr(a) == a.ctypes.data
+        assert mkl._ptr(a) == a.ctypes.data == mkl._arg(a).value
 
     class Sub(np.ndarray):
         pass
 
     sub = base.view(Sub)[1:]
-    assert mkl._ptr(sub) == sub.ctypes.data
+    assert mkl._ptr(sub) == sub.ctypes.data == mkl._arg(sub).value
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
