@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import os
 import sys
+from ctypes import c_void_p as _VOID
 
 import numpy as np
 
-from .._quiet_fp import silent
-from .._ops._kernels import parallel
+from .._quiet_fp import loud, quiet, silent
+from .._ops._kernels import compiled as _compiled, parallel
 
 __all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
 
@@ -79,30 +80,30 @@ def _load() -> dict | None:
         if set_layer(_GNU if gnu else _SEQUENTIAL) < 0:
             continue
         real = {_F32: ctypes.c_float, _F64: ctypes.c_double}
-        i, p = ctypes.c_int, ctypes.c_void_p
         fns = {}
         for dt, c in (("s", _F32), ("d", _F64)):
+            # no argtypes: ctypes's conversions of 14 declared arguments cost ~5 us a call, more than a small
+            # GEMM; the calls pass Python ints (C ints), ctypes pointers and ctypes reals themselves
             gemm = getattr(lib, f"cblas_{dt}gemm")
             gemm.restype = None
-            gemm.argtypes = [i, i, i, i, i, i, real[c], p, i, p, i, real[c], p, i]
             batch = getattr(lib, f"cblas_{dt}gemm_batch")
             batch.restype = None
-            batch.argtypes = [i, p, p, p, p, p, p, p, p, p, p, p, p, p, i, p]
             gemv = getattr(lib, f"cblas_{dt}gemv")
             gemv.restype = None
-            gemv.argtypes = [i, i, i, i, real[c], p, i, p, i, real[c], p, i]
             dot = getattr(lib, f"cblas_{dt}dot")
             dot.restype = real[c]
-            dot.argtypes = [i, p, i, p, i]
             fns[c] = (gemm, batch, gemv, dot, real[c])
         set_threads_fn = lib.MKL_Set_Num_Threads
         set_threads_fn.argtypes, set_threads_fn.restype = [ctypes.c_int], None
+        set_dynamic = lib.MKL_Set_Dynamic
+        set_dynamic.argtypes, set_dynamic.restype = [ctypes.c_int], None
         buf = ctypes.create_string_buffer(256)
         lib.MKL_Get_Version_String(buf, 256)
         words = buf.value.decode(errors="replace").split()
         version = next((w for w in words if w[:1].isdigit()), "?").split("-")[0]
         state = {"lib": lib, "fns": fns, "set_threads": set_threads_fn, "version": version, "path": path,
-                 "layer": "GNU OpenMP" if gnu else "sequential", "threads": 1}
+                 "layer": "GNU OpenMP" if gnu else "sequential", "threads": 1,
+                 "set_dynamic": set_dynamic}
         if not _self_check(state):
             continue
         return state
@@ -140,7 +141,7 @@ def gemms():
 
 
 def _first_use():
-    global _state, missing
+    global _state, missing, _data_at
     if os.environ.get("TINYTORCH_NO_MKL", "") not in ("", "0"):
         missing = True
         return None
@@ -152,15 +153,22 @@ def _first_use():
         missing = True
         return None
     _state = state
-    set_threads(parallel.get_num_threads())
+    _data_at = _data_field_offset()
+    if parallel.threads_set:
+        set_threads(parallel.get_num_threads())
+    else:  # MKL's own default: its dynamic count on, as in PyTorch until set_num_threads runs
+        state["set_threads"](parallel.get_num_threads())
+        state["threads"] = parallel.get_num_threads()
     parallel.on_set_num_threads(set_threads)
     return _MODULE
 
 
 def set_threads(n: int) -> None:
-    """MKL's thread count (PyTorch sets it with its intra-op count)."""
+    """MKL's thread count, as PyTorch's ``set_num_threads`` sets it: ``n`` threads, MKL's dynamic count off (so
+    MKL splits each GEMM as PyTorch's does, not fewer threads where it judges a product small)."""
     if _state is not None:
         _state["set_threads"](int(n))
+        _state["set_dynamic"](0)
         _state["threads"] = int(n)
 
 
@@ -176,13 +184,24 @@ def describe() -> str | None:
 def _strides(a: np.ndarray) -> tuple | None:
     """``a``'s strides in elements, or None where they are not whole elements or negative (ATen never has
     those: such an operand is copied)."""
+    size = a.itemsize
     out = []
     for s in a.strides:
-        q, r = divmod(s, a.itemsize)
-        if r or q < 0:
+        q = s // size
+        if q < 0 or q * size != s:
             return None
         out.append(q)
     return tuple(out)
+
+
+def _strides2(a: np.ndarray) -> tuple | None:
+    """``_strides`` of a matrix, unrolled (it runs three times a GEMM)."""
+    size = a.itemsize
+    s0, s1 = a.strides
+    q0, q1 = s0 // size, s1 // size
+    if q0 < 0 or q1 < 0 or q0 * size != s0 or q1 * size != s1:
+        return None
+    return q0, q1
 
 
 def _normal_lds(ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> tuple:
@@ -203,19 +222,46 @@ def _normal_lds(ta: bool, tb: bool, m: int, n: int, k: int, lda: int, ldb: int, 
     return lda, ldb, ldc
 
 
-def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a, lda: int, b, ldb: int, beta, c, ldc: int) -> None:
-    """``cpublas::gemm``: column-major C = alpha op(A) op(B) + beta C on data pointers, after BLAS's
+def _gemm(ta: bool, tb: bool, m: int, n: int, k: int, alpha, a: int, lda: int, b: int, ldb: int, beta, c, ldc: int):
+    """``cpublas::gemm``: column-major C = alpha op(A) op(B) + beta C on data addresses, after BLAS's
     normalisation of the leading dimensions of degenerate sizes."""
     lda, ldb, ldc = _normal_lds(ta, tb, m, n, k, lda, ldb, ldc)
-    gemm = _state["fns"][c.dtype][0]
-    gemm(_COL, _T if ta else _N, _T if tb else _N, m, n, k, alpha, a, lda, b, ldb, beta, c.ctypes.data, ldc)
+    gemm, real = _state["fns"][c.dtype][::4]
+    gemm(_COL, _T if ta else _N, _T if tb else _N, m, n, k, real(alpha), _VOID(a), lda, _VOID(b), ldb, real(beta),
+         _arg(c), ldc)
+
+
+def _data_field_offset() -> int | None:
+    """Where an ndarray's data address lies from the start of its object, so that a GEMM reads it without
+    building the array's ``.ctypes`` object (~1 us, three a GEMM): numpy's array struct opens with its ``data``
+    field, right after the object header, and CPython's ``id`` is where the object lies. Checked on a few
+    arrays against ``.ctypes.data``; None where that does not hold (another interpreter or layout)."""
+    offset = object.__basicsize__  # the object header: reference count and type (more on free-threaded builds)
+    probe = np.arange(12.0).reshape(3, 4)
+    for a in (probe, probe.T, probe[1:, 2:], probe[::-1], np.empty(0, np.float32)):
+        if _VOID.from_address(id(a) + offset).value != a.ctypes.data:
+            return None
+    return offset
+
+
+_data_at = None  # _data_field_offset(), once MKL is loaded
 
 
 def _ptr(a: np.ndarray) -> int:
+    """``a``'s data address (read from the struct for a plain ndarray only)."""
+    if _data_at is not None and type(a) is np.ndarray:
+        return _VOID.from_address(id(a) + _data_at).value
     return a.ctypes.data
 
 
-@silent  # (inf and NaN compute silently, as PyTorch's products do)
+def _arg(a: np.ndarray) -> _VOID:
+    """``a``'s data address as a call's argument: for a plain ndarray the struct's field itself, which ctypes
+    reads when the call is made (``a`` lives through the call in the caller's hands)."""
+    if _data_at is not None and type(a) is np.ndarray:
+        return _VOID.from_address(id(a) + _data_at)
+    return _VOID(a.ctypes.data)
+
+
 def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> None:
     """ATen's ``addmm_impl_cpu_`` on a C-contiguous 2-d ``c`` that holds the input to add (when beta is not 0):
     c = beta c + alpha m1 m2, with PyTorch's choice of transposes, leading dimensions and copies."""
@@ -227,16 +273,32 @@ def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> N
         if beta == 0:
             c.fill(0)
         else:
-            c *= c.dtype.type(beta)
+            token = quiet()  # (an overflow to inf silently, as PyTorch's)
+            try:
+                c *= c.dtype.type(beta)
+            finally:
+                loud(token)
         return
-    cs = _strides(c)
-    s1, s2 = _strides(m1), _strides(m2)
+    if cols > 1 and k_all > 1 and c.strides == (cols * c.itemsize, c.itemsize):
+        # the common layouts, decided as the general path below decides them, without working out strides
+        # (half of this function's time): no size of 1 but the rows, each operand C-contiguous or the
+        # transpose of one, or one row of adjacent elements
+        tb = _plain(m1, rows, k_all)
+        if tb is not None:
+            ta = _plain(m2, k_all, cols)
+            if ta is not None:
+                gemm, real = _state["fns"][c.dtype][::4]
+                gemm(_COL, _T if ta else _N, _T if tb else _N, cols, rows, k_all, real(alpha), _arg(m2),
+                     k_all if ta else cols, _arg(m1), rows if tb else k_all, real(beta), _arg(c), cols)
+                return
+    cs = _strides2(c)
+    s1, s2 = _strides2(m1), _strides2(m2)
     if s1 is None:
         m1 = np.ascontiguousarray(m1)
-        s1 = _strides(m1)
+        s1 = _strides2(m1)
     if s2 is None:
         m2 = np.ascontiguousarray(m2)
-        s2 = _strides(m2)
+        s2 = _strides2(m2)
     if cs[0] == 1 and (cols == 1 or cs[1] >= max(1, rows)):
         tc = False
     else:  # C-contiguous: the transposed problem C^T = m2^T m1^T in column-major terms
@@ -253,7 +315,7 @@ def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> N
     else:
         ta = not tc
         m1 = np.ascontiguousarray(m1)
-        s1 = _strides(m1)
+        s1 = _strides2(m1)
     if s2[i0] == 1 and s2[i1] >= max(1, k):
         tb = False
     elif s2[i1] == 1 and s2[i0] >= max(1, n):
@@ -261,16 +323,37 @@ def _addmm_into(c: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> N
     else:
         tb = not tc
         m2 = np.ascontiguousarray(m2)
-        s2 = _strides(m2)
+        s2 = _strides2(m2)
     lda = s1[1 if ta == tc else 0]
     ldb = s2[1 if tb == tc else 0]
     ldc = cs[0 if tc else 1]
     _gemm(ta, tb, m, n, k, alpha, _ptr(m1), lda, _ptr(m2), ldb, beta, c, ldc)
 
 
+def _plain(a: np.ndarray, rows: int, cols: int) -> bool | None:
+    """For ``_addmm_into``'s fast path, with ``cols`` > 1: False where ``a`` is C-contiguous (rows > 1) or one
+    row of adjacent elements, True where it is the transpose of a C-contiguous matrix (rows > 1), None
+    otherwise (a one-row ``a`` that is not C-contiguous; the general path decides it)."""
+    if rows > 1:
+        flags = a.flags
+        return False if flags.c_contiguous else True if flags.f_contiguous else None
+    size = a.itemsize
+    return False if a.strides[1] == size and a.strides[0] >= cols * size else None
+
+
 def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``torch.mm`` of two 2-d arrays of one float dtype: a new C-contiguous result."""
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    if a.shape[1] == 1 and out.shape[0] > 1 and out.shape[1] > 1 and type(a) is np.ndarray \
+            and type(b) is np.ndarray:
+        # an inner dimension of 1 (a batch of one's weight gradient): MKL's GEMM writes each element as the one
+        # rounded product a[i] * b[j] (signed zeros, infinities and NaNs as the multiply gives them), which the
+        # compiled outer product writes too, 1.6x faster on AMD Zen 4 (a row or a column of one is another
+        # MKL kernel, whose zeroed accumulator turns -0.0 into +0.0: that stays MKL's)
+        outer = _compiled.family("outer")
+        if outer is not None:
+            outer.outer_into(np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(b[0]), out)
+            return out
     _addmm_into(out, a, b, 0.0, 1.0)
     return out
 
@@ -361,11 +444,11 @@ def _gemm_batch(ta, tb, bs, m, n, k, alpha, a, stride_a, lda, b, stride_b, ldb, 
     ptrs[2] = _ptr(c) + step * np.uintp(m * n * size)
     ints = np.array([_T if ta else _N, _T if tb else _N, m, n, k, lda, ldb, ldc, bs], np.intc)
     scal = np.array([alpha, beta], c.dtype)
-    addr = ints.ctypes.data
-    isz = ints.itemsize
-    batch(_COL, addr, addr + isz, addr + 2 * isz, addr + 3 * isz, addr + 4 * isz, scal.ctypes.data,
-          ptrs[0].ctypes.data, addr + 5 * isz, ptrs[1].ctypes.data, addr + 6 * isz, scal.ctypes.data + scal.itemsize,
-          ptrs[2].ctypes.data, addr + 7 * isz, 1, addr + 8 * isz)
+    at = _ptr(ints)
+    arg = [_VOID(at + i * ints.itemsize) for i in range(9)]  # transa, transb, m, n, k, lda, ldb, ldc, group size
+    scal_at, ptrs_at, row = _ptr(scal), _ptr(ptrs), bs * ptrs.itemsize
+    batch(_COL, arg[0], arg[1], arg[2], arg[3], arg[4], _VOID(scal_at), _VOID(ptrs_at), arg[5], _VOID(ptrs_at + row),
+          arg[6], _VOID(scal_at + scal.itemsize), _VOID(ptrs_at + 2 * row), arg[7], 1, arg[8])
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -398,7 +481,7 @@ def mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     if sv is None or sv[0] == 0:
         v = np.ascontiguousarray(v)
         sv = _strides(v)
-    gemv = _state["fns"][a.dtype][2]
+    gemv, real = _state["fns"][a.dtype][2::2]
     if sa[0] == 1 and (cols == 1 or sa[1] >= max(1, rows)):
         trans, m, n, lda = _N, rows, cols, sa[1]
     elif sa[1] == 1 and (rows == 1 or sa[0] >= max(1, cols)):
@@ -409,7 +492,7 @@ def mv(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     if n == 1:
         lda = m
     lda = max(lda, 1, m)
-    gemv(_COL, trans, m, n, 1.0, _ptr(a), lda, _ptr(v), max(sv[0], 1), 0.0, _ptr(out), 1)
+    gemv(_COL, trans, m, n, real(1.0), _arg(a), lda, _arg(v), max(sv[0], 1), real(0.0), _arg(out), 1)
     return out
 
 
@@ -423,7 +506,7 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.ascontiguousarray(b)
         sb = (1,)
     fn = _state["fns"][a.dtype][3]
-    return np.array(fn(a.shape[0], _ptr(a), sa[0], _ptr(b), sb[0]), a.dtype)
+    return np.array(fn(a.shape[0], _arg(a), sa[0], _arg(b), sb[0]), a.dtype)
 
 
 def _should_fold(a: np.ndarray, b: np.ndarray, b_requires_grad: bool, a_requires_grad: bool) -> bool:

@@ -102,6 +102,40 @@ def test_mm_and_addmm_bits(torch, threads, dtype):
         _same(tt.addmm(ti, ta, tb, beta=0), torch.addmm(pi, pa, pb, beta=0), ("addmm beta 0",))
 
 
+_SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1e-45, 3e38, -3e38, 1.0, -1.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mm_inner_dimension_one_bits(torch, threads, dtype):
+    """An inner dimension of 1 (a batch of one's weight gradient), which the compiled outer product computes
+    where [fast] is installed: each element MKL's one rounded product, signed zeros, infinities, NaNs,
+    subnormals and overflows included; a row or a column of one stays MKL's (which turns -0.0 into +0.0)."""
+    rng = np.random.default_rng(threads)
+    for m, n in [(2, 2), (3, 5), (17, 33), (512, 10), (10, 512), (512, 784), (1, 300), (300, 1), (1, 1)]:
+        a = rng.standard_normal((m, 1)).astype(dtype)
+        b = rng.standard_normal((1, n)).astype(dtype)
+        a.reshape(-1)[::3] = _SPECIAL[rng.integers(0, len(_SPECIAL), a[::3].size)]
+        b.reshape(-1)[::2] = _SPECIAL[rng.integers(0, len(_SPECIAL), b.reshape(-1)[::2].size)]
+        for la, lb in (("c", "c"), ("t", "t"), ("s", "s")):
+            (ta, pa), (tb, pb) = _both(torch, _layout(a, la)), _both(torch, _layout(b, lb))
+            _same(tt.mm(ta, tb), torch.mm(pa, pb), ("mm k=1", m, n, la, lb))
+
+
+def test_data_addresses_read_as_numpy_gives_them(mkl):
+    """The GEMMs read an array's data address from numpy's struct (not ``.ctypes``, ~1 us): the same address
+    for views, slices, reversed and empty arrays, and ``.ctypes``'s for what is not a plain ndarray."""
+    base = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    for a in (base, base.T, base[1:, ::2], base[::-1], base[2, 3], np.empty(0), np.float32(1.0) + np.zeros(1),
+              base.view(np.ndarray)[1:]):
+        assert mkl._ptr(a) == a.ctypes.data == mkl._arg(a).value
+
+    class Sub(np.ndarray):
+        pass
+
+    sub = base.view(Sub)[1:]
+    assert mkl._ptr(sub) == sub.ctypes.data == mkl._arg(sub).value
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_bmm_and_baddbmm_bits(torch, threads, dtype):
     """Below 400 multiply-adds a matrix ATen's plain loop; above, MKL's batched GEMM (or a per-matrix addmm for

@@ -64,6 +64,7 @@ SPLIT_FROM = 2 * ELEMENTWISE_GRAIN
 REGION_US = 12.0
 
 _threads: int | None = None  # intra-op threads; None: not decided yet (read lazily: sysfs, environment)
+threads_set = False  # set_num_threads has run (PyTorch's turns MKL's dynamic thread count off then)
 _interop: int | None = None
 _interop_set = False
 
@@ -125,8 +126,9 @@ def _check_count(n, name: str) -> int:
 def set_num_threads(n: int) -> None:
     """Use ``n`` threads for intra-op parallel work, numpy's OpenBLAS included (as PyTorch sets its
     OpenMP and MKL thread counts), and MKL's where it runs the GEMMs (``on_set_num_threads``)."""
-    global _threads
+    global _threads, threads_set
     _threads = _check_count(n, "set_num_threads")
+    threads_set = True
     _blas_set(_threads)
     for fn in _thread_listeners:
         fn(_threads)
