@@ -38,7 +38,7 @@ from ..tensor import Tensor
 from .engine import grad
 from .function import BackwardCFunction, Function
 from .grad_mode import _Active, _State, enable_grad
-from .node import AccumulateGrad
+from .node import AccumulateGrad, _SavedOutput
 from .._tensor import printing as _printing
 
 # factory.zeros: factories are ops, which build on this module; _ops/creation/factory.py registers it when it
@@ -270,8 +270,10 @@ def _apply_rule(node, ins):
     saved = None if custom else node._saved
     if saved:
         # PyTorch's formulas read each saved input through its primal (``self_p``), a view of its own; results
-        # (``result``) as they are
-        node._saved = tuple(_primal(t) if isinstance(t, Tensor) else t for t in saved)
+        # (``result``) as they are, without history where only forward AD recorded them
+        fw_only = _forward_only_node(node)
+        node._saved = tuple(_primal(t) if isinstance(t, Tensor) else
+                            t.unpack(node).detach() if fw_only and type(t) is _SavedOutput else t for t in saved)
     try:
         with enable_grad():
             rule = getattr(type(node), "jvp", None)
