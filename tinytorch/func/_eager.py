@@ -340,6 +340,7 @@ def _forward_mode_jvp(func, primals, tangents, has_aux: bool):
             if tuple(x.shape) != tuple(v.shape):
                 raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape")
         pairs.append((flat_p, flat_t, spec_p))
+    recording = _State.enabled  # under no_grad the outputs keep no history, as PyTorch's (the tangents still flow)
     with enable_grad(), _fw._jvp_level():
         args = [tree_unflatten([_fw._aliased_dual(x, v) for x, v in zip(fp, ft)], spec) for fp, ft, spec in pairs]
         out = func(*args)
@@ -353,16 +354,19 @@ def _forward_mode_jvp(func, primals, tangents, has_aux: bool):
         for o in out_leaves:
             t = _fw.unpack_dual(o).tangent
             tangent_out.append(zeros_like(o) if t is None else t)
-        primal_out = [_unwrapped(o) for o in out_leaves]
+        primal_out = [_unwrapped(o, recording) for o in out_leaves]
         if has_aux:
             aux_leaves, aux_spec = tree_flatten(aux)
-            aux = tree_unflatten([_unwrapped(a) if isinstance(a, Tensor) else a for a in aux_leaves], aux_spec)
+            aux = tree_unflatten([_unwrapped(a, recording) if isinstance(a, Tensor) else a for a in aux_leaves],
+                                 aux_spec)
+    if not recording:
+        tangent_out = [t.detach() for t in tangent_out]
     res = tree_unflatten(primal_out, out_spec), tree_unflatten(tangent_out, out_spec)
     return res + (aux,) if has_aux else res
 
 
-def _unwrapped(t):
+def _unwrapped(t, recording: bool):
     """A result as jvp hands it out: plain where only forward AD recorded it, else an alias keeping its graph."""
-    if _fw._forward_only(t):
+    if not recording or _fw._forward_only(t):
         return t.detach()
     return t.as_subclass(Tensor) if t.grad_fn is not None else t
