@@ -21,10 +21,12 @@ broadcasting and type promotion.
 
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
-primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``). PyTorch
-computes a tangent with the op's formula on its primals, a missing tangent a zero tensor, so a tangent records
-history through a primal that requires grad; here linear's rule (addmm/mm) does so, other rules record history
-only through the tangents they combine.
+primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
+A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
+(``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
+``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
+tangent also records history through primals whose tangent is missing; linear's rule (addmm/mm) does so, other
+rules skip the missing terms.
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
@@ -266,28 +268,32 @@ def _out_meta(node):
 
 
 def _apply_rule(node, ins):
-    custom = isinstance(node, BackwardCFunction)
-    saved = None if custom else node._saved
-    if saved:
-        # PyTorch's formulas read each saved input through its primal (``self_p``), a view of its own; results
-        # (``result``) as they are, without history where only forward AD recorded them
-        fw_only = _forward_only_node(node)
-        node._saved = tuple(_primal(t) if isinstance(t, Tensor) else
-                            t.unpack(node).detach() if fw_only and type(t) is _SavedOutput else t for t in saved)
-    try:
-        with enable_grad():
-            rule = getattr(type(node), "jvp", None)
-            if rule is not None and not custom:
-                out = rule(node, *ins)
-            elif custom and _has_custom_jvp(node):
-                out = _custom_function_jvp(node, ins)
-            else:
-                out = _double_backward_rule(node, ins)
-    finally:
-        if saved:
-            node._saved = saved
+    with enable_grad():
+        rule = getattr(type(node), "jvp", None)
+        if rule is not None and not isinstance(node, BackwardCFunction):
+            out = _explicit_rule(rule, node, ins)
+        elif isinstance(node, BackwardCFunction) and _has_custom_jvp(node):
+            out = _custom_function_jvp(node, ins)
+        else:
+            out = _double_backward_rule(node, ins)
     out = out if isinstance(out, tuple) else (out,)
     return tuple(_fit(t, m) for t, m in zip(out, _out_meta(node) or [None] * len(out)))
+
+
+def _explicit_rule(rule, node, ins):
+    """A node's ``jvp`` rule, reading its saved inputs as PyTorch's formulas read them: each through its primal
+    (``self_p``), a view of its own; saved results (``result``) as they are, without history where only forward AD
+    recorded them. (The double-backward route keeps the saved tensors: a backward may differentiate them.)"""
+    saved = node._saved
+    if not saved:
+        return rule(node, *ins)
+    fw_only = _forward_only_node(node)
+    node._saved = tuple(_primal(t) if isinstance(t, Tensor) else
+                        t.unpack(node).detach() if fw_only and type(t) is _SavedOutput else t for t in saved)
+    try:
+        return rule(node, *ins)
+    finally:
+        node._saved = saved
 
 
 def _primal(t):
