@@ -132,7 +132,6 @@ KNOWN = {
     "smooth_l1_loss": _FUSED.format("SmoothL1LossBackwardBackward0"),
     "huber_loss": _FUSED.format("HuberLossBackwardBackward0"),
     "binary_cross_entropy": _FUSED.format("BinaryCrossEntropyBackwardBackward0"),
-    "gelu": _FUSED.format("GeluBackwardBackward0"),
     "softplus": _FUSED.format("SoftplusBackwardBackward0"),
     "elu": _FUSED.format("EluBackwardBackward0"),
     "hardswish": _FUSED.format("HardswishBackwardBackward0"),

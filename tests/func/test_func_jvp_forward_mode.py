@@ -62,7 +62,6 @@ MODES = ("both", "primals", "tangents")
 _FUSED = "PyTorch's forward formula is the op's backward operator, with a node of its own ({}); tinytorch's rule is " \
          "tensor arithmetic"
 KNOWN = {
-    "gelu": _FUSED.format("GeluBackwardBackward0"),
     "softplus": _FUSED.format("SoftplusBackwardBackward0"),
     "elu": _FUSED.format("EluBackwardBackward0"),
     "div": "PyTorch's formula is (self_t - other_t * result) / other_p; tinytorch's adds self_t / other and "
