@@ -124,8 +124,6 @@ CASES = {
 _FUSED = ("PyTorch's backward is one ATen op with a node of its own ({}); tinytorch's formula is tensor "
           "arithmetic")
 KNOWN = {
-    "tanh": _FUSED.format("TanhBackwardBackward0"),
-    "sigmoid": _FUSED.format("SigmoidBackwardBackward0"),
     "softmax": _FUSED.format("SoftmaxBackwardDataBackward0"),
     "log_softmax": _FUSED.format("LogSoftmaxBackwardDataBackward0"),
     "cross_entropy": _FUSED.format("NllLossBackwardBackward0, LogSoftmaxBackwardDataBackward0"),
@@ -133,8 +131,7 @@ KNOWN = {
     "mse_loss": _FUSED.format("MseLossBackwardBackward0"),
     "smooth_l1_loss": _FUSED.format("SmoothL1LossBackwardBackward0"),
     "huber_loss": _FUSED.format("HuberLossBackwardBackward0"),
-    "binary_cross_entropy": _FUSED.format("BinaryCrossEntropyBackwardBackward0, SigmoidBackwardBackward0"),
-    "gelu": _FUSED.format("GeluBackwardBackward0"),
+    "binary_cross_entropy": _FUSED.format("BinaryCrossEntropyBackwardBackward0"),
     "softplus": _FUSED.format("SoftplusBackwardBackward0"),
     "elu": _FUSED.format("EluBackwardBackward0"),
     "hardswish": _FUSED.format("HardswishBackwardBackward0"),

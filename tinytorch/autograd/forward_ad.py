@@ -21,10 +21,12 @@ broadcasting and type promotion.
 
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
-primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``). PyTorch
-computes a tangent with the op's formula on its primals, a missing tangent a zero tensor, so a tangent records
-history through a primal that requires grad; here linear's rule (addmm/mm) does so, other rules record history
-only through the tangents they combine.
+primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
+A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
+(``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
+``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
+tangent also records history through primals whose tangent is missing; linear's rule (addmm/mm) does so, other
+rules skip the missing terms.
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
@@ -38,7 +40,7 @@ from ..tensor import Tensor
 from .engine import grad
 from .function import BackwardCFunction, Function
 from .grad_mode import _Active, _State, enable_grad
-from .node import AccumulateGrad
+from .node import AccumulateGrad, _SavedOutput
 from .._tensor import printing as _printing
 
 # factory.zeros: factories are ops, which build on this module; _ops/creation/factory.py registers it when it
@@ -49,6 +51,16 @@ zeros = None
 def bind_zeros(fn) -> None:
     global zeros
     zeros = fn
+
+
+# the view through which a forward formula reads a primal that requires grad (PyTorch's ``_fw_primal``), made by
+# ``primal_view(t, jvp)``: _ops/_core/members.py registers it when it loads (``bind_primal_view``)
+primal_view = None
+
+
+def bind_primal_view(fn) -> None:
+    global primal_view
+    primal_view = fn
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 
@@ -102,6 +114,11 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     if _State.fw_level is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
+    _check_pair(tensor, tangent)
+    return _seeded(tensor, tangent, tensor.view_as)  # a view, as PyTorch's make_dual returns
+
+
+def _check_pair(tensor, tangent) -> None:
     if not isinstance(tangent, Tensor):
         raise TypeError(f"Expected tangent to be a Tensor, got {type(tangent).__name__}")
     if tangent.shape != tensor.shape:
@@ -112,9 +129,20 @@ def make_dual(tensor, tangent, *, level: int | None = None):
                            f"forward gradient is of size {dims(tangent.shape)}.")
     if not tensor.is_floating_point():
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+
+
+def _aliased_dual(tensor, tangent):
+    """``make_dual`` as ``torch.func.jvp`` makes its duals: a primal that requires grad is aliased (AliasBackward0,
+    as functorch wraps it), not viewed."""
+    _check_pair(tensor, tangent)
+    return _seeded(tensor, tangent, lambda t: t.as_subclass(Tensor))
+
+
+def _seeded(tensor, tangent, alias):
+    """``tensor`` carrying ``tangent``: ``alias(tensor)`` (a view or an alias, whose node holds the tangent) when it
+    requires grad, else a forward-only leaf."""
     if tensor.requires_grad:
-        # a view, as PyTorch's make_dual returns: the tangent sits on its node
-        dual = tensor.view_as(tensor)
+        dual = alias(tensor)
         dual.grad_fn._fw_seed = (_State.fw_generation, tangent)
         return dual
     dual = tensor.detach()
@@ -243,13 +271,53 @@ def _apply_rule(node, ins):
     with enable_grad():
         rule = getattr(type(node), "jvp", None)
         if rule is not None and not isinstance(node, BackwardCFunction):
-            out = rule(node, *ins)
+            out = _explicit_rule(rule, node, ins)
         elif isinstance(node, BackwardCFunction) and _has_custom_jvp(node):
             out = _custom_function_jvp(node, ins)
         else:
             out = _double_backward_rule(node, ins)
     out = out if isinstance(out, tuple) else (out,)
     return tuple(_fit(t, m) for t, m in zip(out, _out_meta(node) or [None] * len(out)))
+
+
+def _explicit_rule(rule, node, ins):
+    """A node's ``jvp`` rule, reading its saved inputs as PyTorch's formulas read them: each through its primal
+    (``self_p``), a view of its own; saved results (``result``) as they are, without history where only forward AD
+    recorded them. (The double-backward route keeps the saved tensors: a backward may differentiate them.)"""
+    saved = node._saved
+    if not saved:
+        return rule(node, *ins)
+    fw_only = _forward_only_node(node)
+    node._saved = tuple(_primal(t) if isinstance(t, Tensor) else
+                        t.unpack(node).detach() if fw_only and type(t) is _SavedOutput else t for t in saved)
+    try:
+        return rule(node, *ins)
+    finally:
+        node._saved = saved
+
+
+def _primal(t):
+    """``t`` as a forward formula reads its primal (PyTorch's ``_fw_primal``): through an identity view where it
+    requires grad (CppFunction; AliasBackward0 inside ``torch.func.jvp``), without history where it is recorded
+    for forward AD alone (a dual tensor of a primal that does not require grad)."""
+    if not t.requires_grad:
+        return t
+    if _forward_only(t):
+        return t.detach()
+    return primal_view(t, _State.fw_jvp)
+
+
+class _jvp_level:
+    """The dual level of ``torch.func.jvp``: as ``dual_level``, with functorch's primal views."""
+
+    def __enter__(self) -> int:
+        level = enter_dual_level()
+        _State.fw_jvp = True
+        return level
+
+    def __exit__(self, *exc) -> None:
+        _State.fw_jvp = False
+        exit_dual_level()
 
 
 def _fit(t, meta):

@@ -13,7 +13,9 @@ sample's own gradient. Unbatched inputs are expanded over the batch for that, wh
 gradients of shared parameters."""
 from __future__ import annotations
 
+from ..autograd import forward_ad as _fw
 from ..autograd.engine import grad as _autograd_grad
+from ..autograd.grad_mode import _State
 from ..autograd.grad_mode import _recording as enable_grad  # records inside inference mode too
 from ..autograd.node import AccumulateGrad
 from .._ops.shape.join import stack
@@ -52,8 +54,7 @@ class _Inputs:
             flat, spec = tree_flatten(args[n])
             wrapped = []
             for x in flat:
-                if not isinstance(x, Tensor) and not isinstance(x, BT):
-                    raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+                _check_transform_input(x)
                 leaf = self._leaf(x, BT)
                 self.leaves.append(leaf)
                 wrapped.append(BT(leaf, self.batch) if self.batch is not None else leaf)
@@ -83,6 +84,11 @@ class _Inputs:
 
     def wrap(self, t):
         return _batched_cls()(t, self.batch) if self.batch is not None else t
+
+
+def _check_transform_input(x) -> None:
+    if not isinstance(x, (Tensor, _batched_cls())):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
 
 
 def _count(spec) -> int:
@@ -264,7 +270,8 @@ def _batched_cotangents(out_leaves, own, cot_leaves, like):
 
 
 def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
-    """(func(*primals), J @ tangents), by differentiating a vector-Jacobian product along the tangents."""
+    """(func(*primals), J @ tangents): by forward-mode AD; inside vmap or a dual level, by differentiating a
+    vector-Jacobian product along the tangents."""
 
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
@@ -273,6 +280,8 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
                            f"primals with structure {len(primals)} and tangents with structure {len(tangents)}")
+    if not _State.transforms and _State.fw_level is None:
+        return _forward_mode_jvp(func, primals, tangents, has_aux)
     with enable_grad():
         inp = _Inputs(tuple(primals), tuple(range(len(primals))), "jvp")
         out = func(*inp.args)
@@ -312,3 +321,52 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     if has_aux:
         return primal_out, tangent_out, _detach_tree(aux, inp.leaves)
     return primal_out, tangent_out
+
+
+def _forward_mode_jvp(func, primals, tangents, has_aux: bool):
+    """jvp outside vmap: ``func`` runs on dual tensors (``autograd.forward_ad``), so each op's tangent comes from its
+    forward rule, as PyTorch's does, and the outputs hold the history PyTorch's hold (the primal output an alias
+    of the result where it depends on a tensor that requires grad; the tangent the rules' ops)."""
+    pairs = []
+    for p, t in zip(primals, tangents):
+        flat_p, spec_p = tree_flatten(p)
+        flat_t, spec_t = tree_flatten(t)
+        if spec_p != spec_t:
+            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                               "structure.")
+        for x, v in zip(flat_p, flat_t):
+            _check_transform_input(x)
+            _check_transform_input(v)
+            if tuple(x.shape) != tuple(v.shape):
+                raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape")
+        pairs.append((flat_p, flat_t, spec_p))
+    recording = _State.enabled  # under no_grad the outputs keep no history, as PyTorch's (the tangents still flow)
+    with enable_grad(), _fw._jvp_level():
+        args = [tree_unflatten([_fw._aliased_dual(x, v) for x, v in zip(fp, ft)], spec) for fp, ft, spec in pairs]
+        out = func(*args)
+        out, aux = _split_aux(out, has_aux, "jvp")
+        out_leaves, out_spec = tree_flatten(out)
+        for o in out_leaves:
+            if not isinstance(o, Tensor):
+                raise RuntimeError("jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
+                                   f"unsupported type {type(o)}")
+        tangent_out = []
+        for o in out_leaves:
+            t = _fw.unpack_dual(o).tangent
+            tangent_out.append(zeros_like(o) if t is None else t)
+        primal_out = [_unwrapped(o, recording) for o in out_leaves]
+        if has_aux:
+            aux_leaves, aux_spec = tree_flatten(aux)
+            aux = tree_unflatten([_unwrapped(a, recording) if isinstance(a, Tensor) else a for a in aux_leaves],
+                                 aux_spec)
+    if not recording:
+        tangent_out = [t.detach() for t in tangent_out]
+    res = tree_unflatten(primal_out, out_spec), tree_unflatten(tangent_out, out_spec)
+    return res + (aux,) if has_aux else res
+
+
+def _unwrapped(t, recording: bool):
+    """A result as jvp hands it out: plain where only forward AD recorded it, else an alias keeping its graph."""
+    if not recording or _fw._forward_only(t):
+        return t.detach()
+    return t.as_subclass(Tensor) if t.grad_fn is not None else t

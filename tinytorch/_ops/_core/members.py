@@ -8,6 +8,7 @@ import types
 
 from ... import storage as _storage
 from ..._dtype import SHOWN_AS
+from ...autograd import forward_ad
 from ...autograd.grad_mode import _Active
 from ...autograd.node import Node
 from .arguments import parsed_method, renamed
@@ -51,6 +52,29 @@ class AliasBackward0(Node):
 
     def jvp(self, t):
         return t
+
+
+class CppFunction(Node):
+    """The node of PyTorch's ``_fw_primal`` view, through which a forward-grad formula reads a dual tensor's
+    primal (an identity: ``torch::autograd::Identity``)."""
+
+    def backward(self, g):
+        return (g,)
+
+    def jvp(self, t):
+        return None  # the primal view carries no tangent
+
+    def name(self) -> str:
+        return "torch::autograd::Identity"
+
+
+def _primal_view(t: Tensor, jvp: bool) -> Tensor:
+    """A forward formula's view of ``t``'s primal: PyTorch's identity node, an alias inside ``torch.func.jvp``
+    (functorch unwraps its level's tensor there)."""
+    return record(t._data.view(), AliasBackward0 if jvp else CppFunction, (t,), view_of=t)
+
+
+forward_ad.bind_primal_view(_primal_view)
 
 
 # -- subclasses ------------------------------------------------------------------------------------------

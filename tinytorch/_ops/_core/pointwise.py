@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._dtype import INEXACT_NP, LOWP_NP, NARROW_NP, float32, get_default_dtype
 from . import narrow_dtypes
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
@@ -64,8 +64,9 @@ class UnaryNode(Node):
         return None, None
 
     def backward(self, g):
-        if self.aten_backward is not None and not _State.enabled and capturing():
-            return (self.aten_backward(g, self._operands()[1]),)  # a graph capture: PyTorch's operator, one node
+        if self.aten_backward is not None and _State.enabled != capturing():
+            # PyTorch's operator, one node: in a graph capture, or recorded under create_graph (XBackwardBackward0)
+            return (self.aten_backward(g, self._operands()[1]),)
         if self.on_arrays and not _State.enabled and _State.array_backward:
             out = self._backward_arrays(g._data)
             if out is not None:
@@ -112,6 +113,8 @@ class UnaryNode(Node):
 
     def jvp(self, t):
         x, y = self._operands()
+        if self.aten_backward is not None:  # PyTorch's forward formula is its backward operator at the tangent
+            return self.aten_backward(t, y)
         return self.formula(t, x, y)
 
 
@@ -186,20 +189,50 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
     return unary_op
 
 
-def _backward_operator(name: str, node_cls):
+class BackwardOperatorNode(Node):
+    """The node of a declared backward operator (``tanh_backward(grad_output, output)``: PyTorch's
+    ``TanhBackwardBackward0``). The operator is linear in ``grad_output``, so that gradient is the operator
+    itself; ``output_derivative(grad, grad_output, output)`` is the declared one for ``output``."""
+
+    operator = None
+    output_derivative = None
+    saved_fields = (("grad_output", 0), ("output", 1))
+
+    def backward(self, gg):
+        g, y = self._unpacked_saved
+        return (self.operator(gg, y) if self.next_functions[0][0] is not None else None,
+                self.output_derivative(gg, g, y) if self.next_functions[1][0] is not None else None)
+
+
+def _backward_operator(name: str, node_cls, output_derivative):
     """``torch.ops.aten.<name>(grad_output, output)``: the backward formula of an op that saves its result, as
     its node computes it (on the arrays where the node would), declared as one recorded ATen operator; a formula
-    of arithmetic (``on_arrays``) is its formula on one element too (``op(scalar=)``)."""
+    of arithmetic (``on_arrays``) is its formula on one element too (``op(scalar=)``). Where autograd records (a
+    real input that requires grad), the result's node is PyTorch's ``<Name>BackwardBackward0``, differentiated by
+    ``output_derivative``."""
+    node_name = "".join(part.capitalize() for part in name.split("_")) + "Backward0"
+    bb_cls = type(node_name, (BackwardOperatorNode,), {"output_derivative": staticmethod(output_derivative),
+                                                      "__module__": BackwardOperatorNode.__module__})
+
     def backward_operator(grad_output: Tensor, output: Tensor) -> Tensor:
         gd, yd = grad_output._data, output._data
         if (node_cls.on_arrays and gd.dtype in _EXACT and yd.dtype == gd.dtype and yd.shape == gd.shape
                 and not (SCALARS_BY_VALUE and not gd.ndim)):
-            return _make(as_array(node_cls.formula(gd, None, yd)))
-        return node_cls.gradient(grad_output, None, output)[0]
+            out = _make(as_array(node_cls.formula(gd, None, yd)))
+        elif _State.enabled and gd.dtype.kind != "c" and (grad_output._requires_grad or output._requires_grad):
+            with no_grad():  # the formula's value, recorded below as the one node
+                out = node_cls.gradient(grad_output, None, output)[0]
+        else:
+            return node_cls.gradient(grad_output, None, output)[0]  # (complex: the formula's own graph)
+        if _State.enabled and (grad_output._requires_grad or output._requires_grad):
+            return record(out._data, bb_cls, (grad_output, output), (grad_output, output))
+        return out
     backward_operator.__name__ = backward_operator.__qualname__ = name
     backward_operator.node_cls = node_cls  # (the formula, for a compiled plan's lowering of this operator)
     scalar = (lambda grad_output, output: node_cls.formula(grad_output, None, output)) if node_cls.on_arrays else None
-    return aten_only(name, recorded=True, scalar=scalar)(backward_operator)
+    declared = aten_only(name, recorded=True, scalar=scalar)(backward_operator)
+    bb_cls.operator = staticmethod(declared)
+    return declared
 
 
 def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str | None = None,
@@ -212,8 +245,10 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
                 create_graph the backward applies that same formula to the float32/float64 arrays
                 (numpy's ufuncs are what the tinytorch ops call: the same floats).
     node        the node's name when PyTorch's is not ``Name + "Backward0"`` (``Log1PBackward0``).
-    aten_backward  PyTorch's operator for the derivative at the result (``tanh_backward``), which a graph capture
-                records in the formula's place.
+    aten_backward  ``(name, output_derivative)``: PyTorch's operator for the derivative at the result
+                (``tanh_backward``), which a graph capture, a backward with create_graph and the forward-mode rule
+                record in the formula's place, and its derivative with respect to the result,
+                ``(grad, grad_output, output) -> Tensor`` (PyTorch's formula for ``TanhBackwardBackward0``).
     sparse      ``SparseValues``: PyTorch's sparse backend runs the op on a sparse tensor's values (``sparse/``
                 reads the formula from here).
     narrow_kernel  the CPU kernel PyTorch's refusal of a float8 / complex32 input names (``exp_vml_cpu``), where
@@ -225,6 +260,6 @@ def unary(name: str, fn, derivative, *, saves: str | None = "input", node: str |
         node_cls.sparse = sparse
         SPARSE_UNARY[name] = node_cls
     if aten_backward is not None:
-        node_cls.aten_backward = staticmethod(_backward_operator(aten_backward, node_cls))
+        node_cls.aten_backward = staticmethod(_backward_operator(*aten_backward[:1], node_cls, *aten_backward[1:]))
     impl = unary_function(node_cls, fn, floating=floating, quiet=quiet, name=name, narrow_kernel=narrow_kernel)
     return op(name, batch=batch, scalar=fn if exact else None, **spellings)(impl)

@@ -97,16 +97,41 @@ class GeluBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
+        if _State.enabled:  # a graph of the gradient: PyTorch's operator, one node (GeluBackwardBackward0)
+            return (gelu_backward(g, x, self.approximate),)
         if self.approximate == "tanh":
             return (_gelu_tanh_grad(g, x),)
-        if not _State.enabled and _State.array_backward:  # no graph of the gradient: the formula on arrays
+        if _State.array_backward:  # no graph of the gradient: the formula on arrays
             out = _gelu_grad_arrays(g, x, self.erf, self.exp_half_sq)
             if out is not None:
                 return (out,)
         return (_gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp),)
 
     def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+        # elementwise: the Jacobian is diagonal, so J t is J^T t (PyTorch's formula: gelu_backward(self_t, self_p))
+        return gelu_backward(t, self._unpacked_saved[0], self.approximate)
+
+
+class GeluBackwardBackward0(Node):
+    """gelu_backward(grad_output, self): linear in grad_output; its derivative in self is grad_output * gelu''."""
+    saved_fields = (("approximate", "approximate"), ("grad_output", 0), ("self", 1))
+
+    def backward(self, gg):
+        g, x = self._unpacked_saved
+        return (gelu_backward(gg, x, self.approximate) if self.next_functions[0][0] is not None else None,
+                gg * g * _gelu_second_derivative(x, self.approximate) if self.next_functions[1][0] is not None
+                else None)
+
+
+def _gelu_second_derivative(x, approximate):
+    """gelu''(x): phi(x) (2 - x^2) for the exact GELU; for the tanh form, with u its tanh's argument,
+    (1 - tanh(u)^2) (u' + x (u'' - 2 tanh(u) u'^2) / 2)."""
+    if approximate == "tanh":
+        inner, d_inner = _gelu_tanh_parts(x)
+        th = inner.tanh()
+        d2_inner = x * (6 * 0.044715 * _SQRT_2_OVER_PI)
+        return number_sub(1, th * th) * (d_inner + x * 0.5 * (d2_inner - th * 2 * d_inner * d_inner))
+    return (x * x * -0.5).exp() * _INV_SQRT_2PI * number_sub(2, x * x)
 
 
 def _gelu_tanh_grad(g, x):
@@ -140,12 +165,16 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") 
     keeps (so the same floats as the node's backward)."""
     if approximate == "tanh":
         with no_grad():
-            return _gelu_tanh_grad(grad_output, self)
-    _, erf, exp_half_sq = _gelu_arrays(float_array(self, "GeluKernelImpl"), approximate)
-    out = _gelu_grad_arrays(grad_output, self, erf, exp_half_sq)
-    if out is None:
-        with no_grad():
-            out = _gelu_grad(grad_output, self, _erf(self / _SQRT_2), Tensor.exp)
+            out = _gelu_tanh_grad(grad_output, self)
+    else:
+        _, erf, exp_half_sq = _gelu_arrays(float_array(self, "GeluKernelImpl"), approximate)
+        out = _gelu_grad_arrays(grad_output, self, erf, exp_half_sq)
+        if out is None:
+            with no_grad():
+                out = _gelu_grad(grad_output, self, _erf(self / _SQRT_2), Tensor.exp)
+    if _State.enabled and (grad_output._requires_grad or self._requires_grad):
+        return record(out._data, GeluBackwardBackward0, (grad_output, self), (grad_output, self),
+                      approximate=approximate)
     return out
 
 

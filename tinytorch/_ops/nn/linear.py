@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import LOWP_NP
-from ...autograd.forward_ad import _add_terms, _forward_only
+from ...autograd.forward_ad import _add_terms, _primal
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node, elem_strides
 from ...tensor import Tensor, _make
@@ -120,30 +120,6 @@ class _LinearAddmm(Node):
 
 
 _LinearAddmm.__name__ = _LinearAddmm.__qualname__ = "AddmmBackward0"
-
-
-class CppFunction(Node):
-    """The node of PyTorch's ``_fw_primal`` view, through which a forward-grad formula reads a dual tensor's
-    primal (an identity: ``torch::autograd::Identity``)."""
-
-    def backward(self, g):
-        return (g,)
-
-    def jvp(self, t):
-        return None  # the primal view carries no tangent
-
-    def name(self) -> str:
-        return "torch::autograd::Identity"
-
-
-def _primal(t: Tensor) -> Tensor:
-    """``t`` as a forward-grad formula reads its primal: through PyTorch's identity node where it requires grad,
-    without history where it is recorded for forward AD alone (a dual tensor of a primal that does not)."""
-    if not t.requires_grad:
-        return t
-    if _forward_only(t):
-        return t.detach()
-    return record(t._data, CppFunction, (t,), view_of=t)
 
 
 class _LinearNoBias(_LinearAddmm):

@@ -91,8 +91,9 @@ sinh = unary("sinh", np.sinh, lambda g, x, y: g * x.cosh(), variants=_MATH, spar
              narrow_kernel="sinh_vml_cpu")
 cosh = unary("cosh", np.cosh, lambda g, x, y: g * x.sinh(), variants=_MATH, narrow_kernel="cosh_vml_cpu")
 tanh = unary("tanh", np.tanh, lambda g, x, y: g * (1 - y * y), saves="result", quiet=True, on_arrays=True,
-             variants=_MATH + " functional", aten_backward="tanh_backward", sparse=SparseValues("tanh_backward"),
-             narrow_kernel="tanh_vml_cpu")
+             variants=_MATH + " functional", sparse=SparseValues("tanh_backward"),
+             narrow_kernel="tanh_vml_cpu",
+             aten_backward=("tanh_backward", lambda gg, g, y: gg * (mul_scalar(y, -2) * g)))
 asinh = unary("asinh", np.arcsinh, lambda g, x, y: g * add_scalar(x ** 2, 1).rsqrt(), variants=_MATH,
               aliases=("arcsinh",), sparse=SparseValues("add", csr=False), narrow_kernel="asinh_vml_cpu")
 acosh = unary("acosh", np.arccosh, lambda g, x, y: g * sub_scalar(x * x, 1).rsqrt(), variants=_MATH,
@@ -100,7 +101,8 @@ acosh = unary("acosh", np.arccosh, lambda g, x, y: g * sub_scalar(x * x, 1).rsqr
 atanh = unary("atanh", np.arctanh, lambda g, x, y: g / number_sub(1, x ** 2), variants=_MATH, aliases=("arctanh",),
               sparse=SparseValues("rsub", csr=False), narrow_kernel="atanh_vml_cpu")
 sigmoid = unary("sigmoid", _sigmoid, lambda g, x, y: g * (y * (1 - y)), saves="result", on_arrays=True,
-                variants=_MATH + " functional", extra=("special.expit",), aten_backward="sigmoid_backward")
+                variants=_MATH + " functional", extra=("special.expit",),
+                aten_backward=("sigmoid_backward", lambda gg, g, y: gg * g * add_scalar(mul_scalar(y, -2), 1)))
 
 # -- sign, magnitude, rounding: integers stay integers ---------------------------------------------
 _ZERO_GRAD = zero_grad  # (step functions: a zero gradient, as PyTorch)
