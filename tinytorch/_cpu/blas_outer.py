@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ops._kernels.openblas import openblas_routines
+from .._ops._kernels.openblas import address, openblas_routines
 
 __all__ = ["blas_outer"]
 
@@ -58,14 +58,14 @@ def _outer(u: np.ndarray, v: np.ndarray, fn) -> np.ndarray:
     global _wmemset
     m, n = u.size, v.size
     out = np.empty((m, n), u.dtype)
-    at = out.ctypes.data
+    at = address(out)
     if _wmemset is None:
         _wmemset = _find_wmemset()
     if _wmemset and u.dtype == _F32:
         _wmemset(at, _MINUS_ZERO_BITS, m * n)
     else:
         out.fill(-0.0)
-    fn(_ROW_MAJOR, m, n, 1.0, u.ctypes.data, 1, v.ctypes.data, 1, at, n)
+    fn(_ROW_MAJOR, m, n, 1.0, address(u), 1, address(v), 1, at, n)
     return out
 
 
