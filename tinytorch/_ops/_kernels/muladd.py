@@ -34,7 +34,7 @@ from ..._meta_array import MetaArray
 from ..._random.fpmath import fma64_into  # the float64 FMA emulation (shared with the random kernels)
 from . import parallel
 from .._core.tensor_iterator import dim_order, inner_loop, row_calls
-from .openblas import openblas_library, openblas_routines
+from .openblas import address as _address, openblas_library, openblas_routines
 
 __all__ = ["addcmul_into", "fma32_into", "muladd", "muladd_into", "plus_scaled_into", "round_twice_at", "twice_rounded"]
 
@@ -187,10 +187,9 @@ _axpy: dict | None = None  # dtype -> the checked ctypes function, filled on fir
 def _find_axpy() -> dict:
     """numpy's bundled OpenBLAS ``?axpy`` functions, by dtype (empty where there is none), and its thread
     count query."""
-    global _addressof, _c_char, _threads
+    global _threads
     import ctypes  # here, not at import: only the first float32/float64 add with alpha pays for it
 
-    _addressof, _c_char = ctypes.addressof, ctypes.c_char
     found = openblas_routines("saxpy", "daxpy",
                               lambda index, real: [index, real, ctypes.c_void_p, index, ctypes.c_void_p, index])
     if found:
@@ -205,16 +204,6 @@ def _find_axpy() -> dict:
     return found
 
 
-def _address(a: np.ndarray) -> int:
-    """The address of a contiguous array's first element (``from_buffer``: a third of ``.ctypes.data``'s
-    cost, but only for writable arrays)."""
-    try:
-        return _addressof(_c_char.from_buffer(a))
-    except (TypeError, ValueError, BufferError):
-        return a.ctypes.data
-
-
-_addressof = _c_char = None  # ctypes.addressof and ctypes.c_char, set by _find_axpy
 
 
 def _threads() -> int:
