@@ -59,7 +59,6 @@ ENTRIES = [o for o in op_db if not o.name.startswith("_") and o.name not in TORC
 # elements, or numpy walking a zero-strided stand-in of 2**30 elements: such a row may pass on a fast machine).
 # The walk fails for an entry that allocates and is not listed, or is listed and no longer does
 ALLOCATES: dict[str, str] = {
-    'nn.functional.embedding_bag': 'computes at full size at _ops/nn/embedding.py:_bags (near the headroom)',
     'to_sparse': 'computes at full size at _ops/sparse/tensor.py:_coo_dense',
 }
 
@@ -89,7 +88,6 @@ DIFFERS: dict[str, str] = {
     'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
     'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",
-    'nn.functional.embedding_bag': "PyTorch ok ((9270, 23175), (23175, 1), 'float32', 'meta'), tinytorch raised Runtim",
     'nn.functional.feature_alpha_dropout.with_train': "PyTorch ok ((185, 185, 185, 185), (6331625, 34225, 185, 1), 'fl",
     'nn.functional.fractional_max_pool3d': "gradients ok where PyTorch's backward has no meta kernel",
     'nn.functional.gaussian_nll_loss': 'PyTorch raised RuntimeError: Tensor.item() cannot be called on meta tensors, t',

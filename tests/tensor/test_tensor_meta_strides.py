@@ -71,3 +71,36 @@ def test_nonzero_static_layout(torch, device):
                 row.append(_seen(L.nonzero_static(x, size=size), device == "cpu"))
         seen.append(row)
     assert seen[0] == seen[1]
+
+
+_BAG_CASES = [
+    dict(input=(7,), offsets=(3,)),
+    dict(input=(7,), offsets=(3,), include_last_offset=True),
+    dict(input=(2, 4)),
+    dict(input=(7,), offsets=(3,), mode="max"),
+    dict(input=(7,), offsets=(3,), mode="sum", per_sample_weights=(7,)),
+    dict(input=(2, 4), mode="sum", per_sample_weights=(2, 4)),
+    dict(input=(7,), offsets=(3,), padding_idx=2),
+    dict(input=(10 ** 7,), offsets=(10 ** 6,), weight=(10 ** 6, 8192)),  # 32 GB of weight, 327 GB of rows
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BAG_CASES)))
+def test_embedding_bag_on_meta_computes_shapes_only(torch, case):
+    """The result's and the gradients' shapes and strides, with no index read (PyTorch's meta kernel)."""
+    kw = dict(_BAG_CASES[case])
+    seen = []
+    for L in (torch, tinytorch):
+        args = dict(kw)
+        w = L.empty(args.pop("weight", (10, 5)), device="meta").requires_grad_()
+        args["input"] = L.empty(args["input"], device="meta", dtype=L.int64)
+        if "offsets" in args:
+            args["offsets"] = L.empty(args["offsets"], device="meta", dtype=L.int64)
+        leaves = [w]
+        if "per_sample_weights" in args:
+            args["per_sample_weights"] = L.empty(args["per_sample_weights"], device="meta").requires_grad_()
+            leaves.append(args["per_sample_weights"])
+        out = L.nn.functional.embedding_bag(weight=w, **args)
+        grads = L.autograd.grad(out, leaves, L.empty(out.shape, device="meta"))
+        seen.append([_seen(t, False) for t in (out,) + tuple(grads)])
+    assert seen[0] == seen[1]
