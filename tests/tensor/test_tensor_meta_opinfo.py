@@ -58,9 +58,7 @@ ENTRIES = [o for o in op_db if not o.name.startswith("_") and o.name not in TORC
 # array feature MetaArray lacks, and ran again on zeros of its inputs), "ran past the deadline" (a loop over the
 # elements, or numpy walking a zero-strided stand-in of 2**30 elements: such a row may pass on a fast machine).
 # The walk fails for an entry that allocates and is not listed, or is listed and no longer does
-ALLOCATES: dict[str, str] = {
-    'to_sparse': 'computes at full size at _ops/sparse/tensor.py:_coo_dense',
-}
+ALLOCATES: dict[str, str] = {}
 
 # entries whose meta results (or errors, or gradients) differ from PyTorch's, each with what differs. "Tensor on
 # device cpu is not on the expected device meta!": the op's numpy code turns a meta array into a real one

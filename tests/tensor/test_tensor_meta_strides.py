@@ -104,3 +104,20 @@ def test_embedding_bag_on_meta_computes_shapes_only(torch, case):
         grads = L.autograd.grad(out, leaves, L.empty(out.shape, device="meta"))
         seen.append([_seen(t, False) for t in (out,) + tuple(grads)])
     assert seen[0] == seen[1]
+
+
+def test_to_sparse_refuses_meta_tensors(torch):
+    """PyTorch has no meta kernel for the conversions to sparse layouts (which elements are stored depends on the
+    values): the same NotImplementedError, before any argument is looked at, and nothing allocated."""
+    seen = []
+    for L in (torch, tinytorch):
+        m, big = L.empty(3, 4, device="meta"), L.empty(2 ** 20, 2 ** 20, device="meta")
+        row = []
+        for f in (lambda: m.to_sparse(), lambda: m.to_sparse(1), lambda: m.to_sparse(5), lambda: big.to_sparse(),
+                  lambda: m.to_sparse(layout=L.sparse_csr), lambda: m.to_sparse_csr(), lambda: m.to_sparse_coo(),
+                  lambda: L.empty(2, 3, 4, device="meta").to_sparse_csr()):
+            with pytest.raises(Exception) as e:
+                f()
+            row.append((type(e.value).__name__, str(e.value)))
+        seen.append(row)
+    assert seen[0] == seen[1]
