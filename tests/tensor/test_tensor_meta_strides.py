@@ -2,6 +2,8 @@
 pinv's gradient (column-major matrices, its formula starting from a conjugate transpose), conv_transpose3d's
 input gradient (contiguous, whatever order the composite works in), nonzero_static's meta result (column-major,
 an empty one's strides too)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -121,3 +123,22 @@ def test_to_sparse_refuses_meta_tensors(torch):
             row.append((type(e.value).__name__, str(e.value)))
         seen.append(row)
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("kw", [{}, {"transpose": True}, {"upper": False, "unitriangular": True}])
+def test_triangular_solve_coefficient_layout(torch, device, kw):
+    """The second result, A's copy, is column-major as PyTorch's (the matrix its LAPACK call was given). The
+    solution: column-major on meta; tinytorch's CPU solution keeps numpy's C order (not compared there)."""
+    seen = []
+    for L in (torch, tinytorch):
+        A = _make(L, (2, 4, 4), device).requires_grad_()
+        B = _make(L, (2, 4, 3), device, seed=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the deprecation (PyTorch warns once per process)
+            x, coefficient = L.triangular_solve(B, A, **kw)
+        g, = L.autograd.grad(coefficient, A, _make(L, (2, 4, 4), device, seed=2))
+        seen.append([_seen(coefficient, device == "cpu"), _seen(g, device == "cpu")] +
+                    ([_seen(x, False)] if device == "meta" else []))
+    assert seen[0] == seen[1]
+
