@@ -141,7 +141,8 @@ class MetaArray(NDArrayOperatorsMixin):
         """A data-less array of ``a``'s shape and layout (``a``: a numpy array or a ``MetaArray``), of ``dtype``."""
         dt = a.dtype if dtype is None else np.dtype(dtype)
         value = a._value if type(a) is MetaArray else None
-        if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides) or _read_through(a):
+        if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides) or _read_through(a) or (
+                type(a) is not MetaArray and 0 in a.shape):  # (numpy's strides of an empty array say nothing)
             return cls(a.shape, dt, value=value)
         return cls(a.shape, dt, tuple(s // a.itemsize * dt.itemsize for s in a.strides), value=value)
 

@@ -263,7 +263,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def stride(self, dim: int | None = None):
         """Strides in elements, like PyTorch's."""
         a = self._data
-        st = _node.elem_strides(a.shape, a.strides, a.itemsize)
+        st = _node.elem_strides(a.shape, a.strides, a.itemsize, type(a) is not MetaArray)
         return st if dim is None else st[_wrap_dim(dim, a.ndim)]
 
     @parsed

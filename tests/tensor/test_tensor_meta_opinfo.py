@@ -58,10 +58,7 @@ ENTRIES = [o for o in op_db if not o.name.startswith("_") and o.name not in TORC
 # array feature MetaArray lacks, and ran again on zeros of its inputs), "ran past the deadline" (a loop over the
 # elements, or numpy walking a zero-strided stand-in of 2**30 elements: such a row may pass on a fast machine).
 # The walk fails for an entry that allocates and is not listed, or is listed and no longer does
-ALLOCATES: dict[str, str] = {
-    'nn.functional.embedding_bag': 'computes at full size at _ops/nn/embedding.py:_bags (near the headroom)',
-    'to_sparse': 'computes at full size at _ops/sparse/tensor.py:_coo_dense',
-}
+ALLOCATES: dict[str, str] = {}
 
 # entries whose meta results (or errors, or gradients) differ from PyTorch's, each with what differs. "Tensor on
 # device cpu is not on the expected device meta!": the op's numpy code turns a meta array into a real one
@@ -81,8 +78,6 @@ DIFFERS: dict[str, str] = {
     'linalg.cholesky_ex': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'linalg.householder_product': "gradients: a CPU mask beside meta tensors; PyTorch's runs past the deadline",
     'linalg.lu_solve': "strides: C-ordered (adjoint: a product ends it), where PyTorch's is column-major (CPU too)",
-    'linalg.pinv': "gradient strides: C-ordered, where PyTorch's are column-major (CPU too)",
-    'linalg.pinv.hermitian': "gradient strides: C-ordered, where PyTorch's are column-major",
     'linalg.qr': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'lu_solve': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
@@ -90,9 +85,7 @@ DIFFERS: dict[str, str] = {
     'multinomial': "PyTorch ok ((3,), (1,), 'int64', 'meta'), tinytorch raised RuntimeError: number of categories cann",
     'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
-    'nn.functional.conv_transpose3d': "gradient strides: the composite's pieces summed on meta arrays keep a permuted layout (CPU: contiguous, as PyTorch's)",
     'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",
-    'nn.functional.embedding_bag': "PyTorch ok ((9270, 23175), (23175, 1), 'float32', 'meta'), tinytorch raised Runtim",
     'nn.functional.feature_alpha_dropout.with_train': "PyTorch ok ((185, 185, 185, 185), (6331625, 34225, 185, 1), 'fl",
     'nn.functional.fractional_max_pool3d': "gradients ok where PyTorch's backward has no meta kernel",
     'nn.functional.gaussian_nll_loss': 'PyTorch raised RuntimeError: Tensor.item() cannot be called on meta tensors, t',
@@ -102,15 +95,12 @@ DIFFERS: dict[str, str] = {
     'nn.functional.multi_head_attention_forward': "PyTorch ok [((3, 2, 2), (4, 2, 1), 'float32', 'meta'), ((2, 3, 4), ",
     'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
     'nn.functional.scaled_dot_product_attention': "gradient strides: key's C-ordered, PyTorch's a transposed product",
-    'nonzero_static': "strides of an empty result: (1, 1), where PyTorch's meta kernel gives (1, 0)",
     'ormqr': "strides: C-ordered (a product ends it), where PyTorch's is column-major (CPU too)",
     'pca_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
-    'pinverse': "gradient strides: C-ordered, where PyTorch's are column-major",
     'qr': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'resize_': "((1025, 1025, 1025), (1050625, 1025, 1), 'float32', 'meta') where PyTorch gives ((25, 5), (5, 1), 'flo",
     'svd_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
     'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
-    'triangular_solve': "strides: the second result (A's clone) C-ordered, where PyTorch's is column-major (CPU too)",
 }
 
 

@@ -198,7 +198,9 @@ def pinv_backward(g: Tensor, X: Tensor, A: Tensor) -> Tensor:
     Xt, gt = _mH(X), _mH(g)
     term = -Xt.matmul(g).matmul(Xt)
     term = term + (_eye_like(m, A) - A.matmul(X)).matmul(gt).matmul(X).matmul(Xt)
-    return term + Xt.matmul(X).matmul(gt).matmul(_eye_like(n, A) - X.matmul(A))
+    term = term + Xt.matmul(X).matmul(gt).matmul(_eye_like(n, A) - X.matmul(A))
+    # laid out as PyTorch's, whose formula starts from a conjugate transpose: each matrix column-major
+    return term.mT.contiguous().mT
 
 
 class LinalgPinvBackward0(Node):

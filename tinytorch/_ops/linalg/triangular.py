@@ -33,6 +33,7 @@ from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
 from .._core.util import lapack_order
 from ..shape.join import cat
+from ..shape.shape import CloneBackward0
 from .decompositions import _failing_minor, cholesky
 from .._core.return_types import _named
 from .solve import LinAlgError, _eps_times, _getrf, _mH, _mT, batch_matrices, inv, pinv, pinv_backward, solve
@@ -131,7 +132,9 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     """(X, A.clone()) with op(A) X = input, op(A) = A or A^T (the deprecated form of solve_triangular)."""
     coef = _mT(A) if transpose else A
     x = solve_triangular(coef, input, upper=upper != transpose, unitriangular=unitriangular)
-    return triangular_solve_result(x, A.clone())
+    # PyTorch's copy of A is the one its LAPACK call was given: each matrix column-major
+    coefficient = record(np.swapaxes(np.swapaxes(A._data, -1, -2).copy(), -1, -2), CloneBackward0, (A,))
+    return triangular_solve_result(x, coefficient)
 
 
 def _gram(factor: Tensor, upper: bool) -> Tensor:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import warnings
 
 
+from ...autograd.node import Node
 from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 from .conv import _check, _check_output_padding, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
 from ..shape.join import cat
@@ -91,6 +93,22 @@ def _place(y: Tensor, before: int, after: int) -> Tensor:
     return cat(parts, 1) if len(parts) > 1 else y
 
 
+class _DepthAsBatchNode(Node):
+    """(N, C, D, H, W) -> (N * D, C, H, W). The gradient goes back contiguous in the input's own order, as
+    PyTorch's convolution gives it (undoing the permute as a view would keep the batch's order in memory)."""
+
+    def backward(self, g):
+        n, c, d, h, w = self.in_shape
+        return (g.reshape(n, d, c, h, w).permute(0, 2, 1, 3, 4).contiguous(),)
+
+
+def _depth_as_batch(x: Tensor) -> Tensor:
+    """The depth slices of (N, C, D, H, W) as one batch of 2-d inputs (N * D, C, H, W), a copy."""
+    n, c, d, h, w = x.shape
+    return record(x._data.transpose(0, 2, 1, 3, 4).copy().reshape(n * d, c, h, w), _DepthAsBatchNode, (x,),
+                  in_shape=(n, c, d, h, w))
+
+
 @op(variants="function functional", autocast="lower")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
@@ -117,7 +135,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if input._data.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: conv_transpose3d(ys, ws, bs, stride, padding, output_padding, groups,
                                                                 dilation), input, weight, bias)
-    flat = input.permute(0, 2, 1, 3, 4).reshape(n * d_in, input.shape[1], input.shape[3], input.shape[4])
+    flat = _depth_as_batch(input)
     spread_len = (d_in - 1) * sd + 1
     full = spread_len + dd * (kd - 1) + od
     total = None

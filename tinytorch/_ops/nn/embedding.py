@@ -191,8 +191,22 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
+class EmbeddingBagBackward0(Node):
+    """A meta embedding_bag's node: its gradients are meta tensors of the weight's and the per-sample weights'
+    shapes (no values to compute them from)."""
+
+    def backward(self, g):
+        weight, psw = self.shapes
+        return (g.new_empty(weight), None if psw is None else g.new_empty(psw))
+
+
 def _bags(weight: Tensor, indices: Tensor, offsets: Tensor, mode: int, per_sample_weights, include_last_offset: bool,
           padding_idx: int) -> Tensor:
+    if type(weight._data) is MetaArray:  # one row per bag: the count of offsets says how many, no index is read
+        bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+        psw = None if per_sample_weights is None else tuple(per_sample_weights.shape)
+        return record(MetaArray((max(bags, 0), weight.shape[1]), weight._data.dtype), EmbeddingBagBackward0,
+                      (weight, per_sample_weights), shapes=(tuple(weight.shape), psw))
     idx = indices._data.astype(np.int64)
     off = offsets._data.astype(np.int64)
     n = idx.shape[0]

@@ -10,7 +10,8 @@ from ..._dtype import C32_NP, FLOATING_NP, INEXACT_NP, NARROW_NP
 from ... import _dtype_casts
 from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
-from ...autograd.node import Node
+from ..._meta_array import c_strides
+from ...autograd.node import Node, elem_strides
 from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
@@ -47,11 +48,11 @@ _CHANNELS_LAST_RANK = {channels_last: 4, channels_last_3d: 5}
 
 
 def _copy_as(x: np.ndarray, fmt) -> np.ndarray:
-    """A copy of ``x`` laid out as ``fmt`` asks (preserve_format keeps a dense layout's strides)."""
+    """A copy of ``x`` laid out as ``fmt`` asks (preserve_format: ``preserved_strides``)."""
     if fmt is None or fmt is preserve_format:
-        if x.flags.c_contiguous or not (x.flags.f_contiguous or _dense(x)):
-            return x.copy()
-        return x.copy(order="K")
+        if x.flags.c_contiguous and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
+            return x.copy()  # the common case: C order is the layout kept
+        return _copy_strided(x, preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize)))
     if fmt is contiguous_format:
         return x.copy()  # (C order)
     rank = _CHANNELS_LAST_RANK.get(fmt)
@@ -64,6 +65,65 @@ def _copy_as(x: np.ndarray, fmt) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(order)).transpose(back)
 
 
+def preserved_strides(shape: tuple, strides: tuple) -> tuple:
+    """The strides (in elements) of a copy that keeps a tensor's layout, as PyTorch's clone and ``empty_like``
+    with ``preserve_format`` give them. A tensor whose elements fill a block of memory with no gap and no
+    overlap keeps its strides as they are (a size-1 dim's too); any other (a gapped slice, an expanded dim)
+    gets dense strides that list its dims in the order of its strides, innermost first."""
+    big = sorted((s, n) for n, s in zip(shape, strides) if n >= 2)
+    step = 1
+    for s, n in big:  # the dims that step through memory, smallest stride first, each right after the last
+        if s != step:
+            break
+        step *= n
+    else:
+        return tuple(strides)
+    return _dense_strides(shape, strides)
+
+
+def _dense_strides(shape: tuple, strides: tuple) -> tuple:
+    """Dense strides for ``shape`` that order its dims as ``strides`` do (PyTorch's ``infer_dense_strides``, the
+    order its TensorIterator gives a result). The dims are sorted innermost first by an insertion sort over the
+    dims listed last-to-first: a dim moves inward past one of larger stride (or of equal stride and larger
+    size); it stops at one of smaller stride; a 0 stride (an expanded dim) on either side decides nothing, so
+    the dim is compared with the next one further in without having moved."""
+    nd = len(shape)
+    if nd < 2:
+        return (1,) * nd
+    perm = list(range(nd - 1, -1, -1))  # innermost first: the last dim, then the one before...
+    for i in range(1, nd):
+        at = i  # where the dim being placed is now
+        for j in range(i - 1, -1, -1):
+            a, b = perm[j], perm[at]
+            sa, sb = strides[a], strides[b]
+            if sa == 0 or sb == 0:
+                continue
+            if sa > sb or (sa == sb and shape[a] > shape[b]):
+                perm[j], perm[at] = b, a
+                at = j
+            elif sa < sb:
+                break
+    out = [0] * nd
+    step = 1
+    for d in perm:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _copy_strided(x, strides: tuple):
+    """A copy of ``x`` (a numpy or a meta array) whose strides, in elements, are ``strides``, a dense layout."""
+    shape, item = x.shape, x.itemsize
+    if type(x) is _meta_data.MetaArray:
+        return _meta_data.MetaArray(shape, x.dtype, tuple(s * item for s in strides), value=x.value)
+    if 0 in shape or strides == c_strides(shape, 1):
+        return x.copy()
+    out = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), shape, tuple(s * item for s in strides),
+                                          writeable=True)
+    out[...] = x
+    return out
+
+
 def _channels_last_strides(shape: tuple, itemsize: int) -> tuple:
     strides = [0] * len(shape)
     step = itemsize
@@ -71,12 +131,6 @@ def _channels_last_strides(shape: tuple, itemsize: int) -> tuple:
         strides[d] = step
         step *= max(shape[d], 1)
     return tuple(strides)
-
-
-def _dense(x: np.ndarray) -> bool:
-    """No gaps and no overlaps: some permutation of ``x`` is C-contiguous."""
-    order = np.argsort([-abs(s) for s in x.strides], kind="stable")
-    return x.transpose(order).flags.c_contiguous and all(s > 0 for s in x.strides)
 
 
 @op(variants="function method", batch=first_only)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ..._meta_array import MetaArray, no_meta_kernel
 from .._core.members import sparse_coo, sparse_csr
 from ...autograd.node import Node
 from ..creation.factory import tensor as _tensor_factory
@@ -198,9 +199,16 @@ def _csr_to_coo(t):
     ci, cv = coalesce_arrays(idx, t._vt._data)
     return make_coo(_plain(ci), _plain(cv.copy()), t._sz, coalesced=True)
 
+def _no_meta(input: Tensor, aten: str) -> None:
+    """PyTorch's refusal of a meta tensor: which elements are stored depends on values a meta tensor has not."""
+    if not is_sparse_tensor(input) and type(input._data) is MetaArray:
+        raise NotImplementedError(no_meta_kernel(aten))
+
+
 @op(variants="method")
 def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None) -> Tensor:
     """This tensor as a sparse COO tensor (``sparse_dim`` sparse dims, the rest dense), or in ``layout``."""
+    _no_meta(input, "_to_sparse" if sparse_dim is None else "_to_sparse.sparse_dim")
     if layout is not None and layout not in (sparse_coo, sparse_csr):
         raise RuntimeError(f"to_sparse: conversion to {layout} is not supported by tinytorch")
     if layout is sparse_csr:
@@ -230,6 +238,7 @@ def to_sparse_coo(input: Tensor) -> Tensor:
 @op(variants="method")
 def to_sparse_csr(input: Tensor, dense_dim=None) -> Tensor:
     """This 2-d tensor as a sparse CSR matrix."""
+    _no_meta(input, "_to_sparse_csr")
     if is_csr(input):
         return input
     if is_coo(input):

@@ -1,0 +1,144 @@
+"""Strides of results and gradients that PyTorch lays out otherwise than C order, on CPU and on meta tensors:
+pinv's gradient (column-major matrices, its formula starting from a conjugate transpose), conv_transpose3d's
+input gradient (contiguous, whatever order the composite works in), nonzero_static's meta result (column-major,
+an empty one's strides too)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch
+
+
+def _make(L, shape, device, dtype=None, seed=0):
+    if device == "meta":
+        return L.empty(shape, device="meta", dtype=dtype or L.float32)
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    t = L.tensor(a)
+    return t if dtype is None else t.to(dtype)
+
+
+def _seen(t, values: bool):
+    out = (tuple(t.shape), tuple(t.stride()), str(t.dtype).split(".")[-1], t.device.type)
+    if values:
+        v = t.detach().resolve_conj().numpy() if t.is_complex() else t.detach().numpy()
+        out += (np.round(v.astype(np.complex128 if t.is_complex() else np.float64), 3).tolist(),)
+    return out
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("shape", [(5, 5), (3, 5, 4), (2, 4, 6)])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_pinv_gradient_layout(torch, device, shape, dtype):
+    seen = []
+    for L in (torch, tinytorch):
+        fns = [lambda a: L.linalg.pinv(a), lambda a: L.pinverse(a)]
+        if shape[-1] == shape[-2]:
+            fns.append(lambda a: L.linalg.pinv(a @ a.mH + L.eye(shape[-1], device=device), hermitian=True))
+        row = []
+        for fn in fns:
+            A = _make(L, shape, device, getattr(L, dtype)).requires_grad_()
+            X = fn(A)
+            g, = L.autograd.grad(X, A, _make(L, tuple(X.shape), device, getattr(L, dtype), seed=1))
+            row.append(_seen(g, device == "cpu"))
+        seen.append(row)
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("shape,kw", [((1, 3, 4, 4, 4), {}), ((3, 4, 4, 4), {"stride": 2}),
+                                      ((2, 3, 5, 4, 4), {"stride": 2, "padding": 1, "output_padding": 1})])
+def test_conv_transpose3d_gradient_layout(torch, device, shape, kw):
+    seen = []
+    for L in (torch, tinytorch):
+        x = _make(L, shape, device).requires_grad_()
+        w = _make(L, (3, 2, 2, 2, 2), device, seed=1).requires_grad_()
+        b = _make(L, (2,), device, seed=2).requires_grad_()
+        y = L.nn.functional.conv_transpose3d(x, w, b, **kw)
+        grads = L.autograd.grad(y, (x, w, b), _make(L, tuple(y.shape), device, seed=3))
+        seen.append([_seen(y, device == "cpu")] + [_seen(g, device == "cpu") for g in grads])
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_nonzero_static_layout(torch, device):
+    seen = []
+    for L in (torch, tinytorch):
+        row = []
+        for shape in [(), (3,), (2, 3), (2, 0, 3)]:
+            x = L.empty(shape, device="meta") if device == "meta" else \
+                (L.arange(float(np.prod(shape))) % 2).reshape(shape)
+            # (a 1-d input's empty result, (0, 1) with strides (1, 0), reads as a new axis's (1, 1) on meta)
+            for size in (0, 1, 4) if len(shape) != 1 or device == "cpu" else (1, 4):
+                row.append(_seen(L.nonzero_static(x, size=size), device == "cpu"))
+        seen.append(row)
+    assert seen[0] == seen[1]
+
+
+_BAG_CASES = [
+    dict(input=(7,), offsets=(3,)),
+    dict(input=(7,), offsets=(3,), include_last_offset=True),
+    dict(input=(2, 4)),
+    dict(input=(7,), offsets=(3,), mode="max"),
+    dict(input=(7,), offsets=(3,), mode="sum", per_sample_weights=(7,)),
+    dict(input=(2, 4), mode="sum", per_sample_weights=(2, 4)),
+    dict(input=(7,), offsets=(3,), padding_idx=2),
+    dict(input=(10 ** 7,), offsets=(10 ** 6,), weight=(10 ** 6, 8192)),  # 32 GB of weight, 327 GB of rows
+]
+
+
+@pytest.mark.parametrize("case", range(len(_BAG_CASES)))
+def test_embedding_bag_on_meta_computes_shapes_only(torch, case):
+    """The result's and the gradients' shapes and strides, with no index read (PyTorch's meta kernel)."""
+    kw = dict(_BAG_CASES[case])
+    seen = []
+    for L in (torch, tinytorch):
+        args = dict(kw)
+        w = L.empty(args.pop("weight", (10, 5)), device="meta").requires_grad_()
+        args["input"] = L.empty(args["input"], device="meta", dtype=L.int64)
+        if "offsets" in args:
+            args["offsets"] = L.empty(args["offsets"], device="meta", dtype=L.int64)
+        leaves = [w]
+        if "per_sample_weights" in args:
+            args["per_sample_weights"] = L.empty(args["per_sample_weights"], device="meta").requires_grad_()
+            leaves.append(args["per_sample_weights"])
+        out = L.nn.functional.embedding_bag(weight=w, **args)
+        grads = L.autograd.grad(out, leaves, L.empty(out.shape, device="meta"))
+        seen.append([_seen(t, False) for t in (out,) + tuple(grads)])
+    assert seen[0] == seen[1]
+
+
+def test_to_sparse_refuses_meta_tensors(torch):
+    """PyTorch has no meta kernel for the conversions to sparse layouts (which elements are stored depends on the
+    values): the same NotImplementedError, before any argument is looked at, and nothing allocated."""
+    seen = []
+    for L in (torch, tinytorch):
+        m, big = L.empty(3, 4, device="meta"), L.empty(2 ** 20, 2 ** 20, device="meta")
+        row = []
+        for f in (lambda: m.to_sparse(), lambda: m.to_sparse(1), lambda: m.to_sparse(5), lambda: big.to_sparse(),
+                  lambda: m.to_sparse(layout=L.sparse_csr), lambda: m.to_sparse_csr(), lambda: m.to_sparse_coo(),
+                  lambda: L.empty(2, 3, 4, device="meta").to_sparse_csr()):
+            with pytest.raises(Exception) as e:
+                f()
+            row.append((type(e.value).__name__, str(e.value)))
+        seen.append(row)
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("kw", [{}, {"transpose": True}, {"upper": False, "unitriangular": True}])
+def test_triangular_solve_coefficient_layout(torch, device, kw):
+    """The second result, A's copy, is column-major as PyTorch's (the matrix its LAPACK call was given). The
+    solution: column-major on meta; tinytorch's CPU solution keeps numpy's C order (not compared there)."""
+    seen = []
+    for L in (torch, tinytorch):
+        A = _make(L, (2, 4, 4), device).requires_grad_()
+        B = _make(L, (2, 4, 3), device, seed=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the deprecation (PyTorch warns once per process)
+            x, coefficient = L.triangular_solve(B, A, **kw)
+        g, = L.autograd.grad(coefficient, A, _make(L, (2, 4, 4), device, seed=2))
+        seen.append([_seen(coefficient, device == "cpu"), _seen(g, device == "cpu")] +
+                    ([_seen(x, False)] if device == "meta" else []))
+    assert seen[0] == seen[1]
+
