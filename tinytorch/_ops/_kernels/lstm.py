@@ -237,9 +237,9 @@ def lstm_backward(node, x, h0, c0, w_ih, w_hh, w_hr, g_out, g_h, g_c):
         fast = None
     for s, n in reversed(steps(node.bs, node.reverse)):
         dh_n, dc_n = (dh, dc) if n == batch else (dh[:n], dc[:n])
-        if fast is not None:
-            fast.lstm_bptt_step(dh_n, dc_n, _NO_ROWS[dt] if go is None else go[s:s + n], dc_from_h, do_from_h,
-                                from_c, f, d_gates, s)
+        if fast is not None:  # dh + go by numpy's add: the kernel's loop that reads go runs unvectorised
+            dht = dh_n if go is None else np.add(dh_n, go[s:s + n], out=dht_buf[:n])
+            fast.lstm_bptt_step(dht, dc_n, _NO_ROWS[dt], dc_from_h, do_from_h, from_c, f, d_gates, s)
             np.matmul(d_gates[s:s + n], w_hh, out=dh_n)
             continue
         dht = dh_n if go is None else np.add(dh_n, go[s:s + n], out=dht_buf[:n])

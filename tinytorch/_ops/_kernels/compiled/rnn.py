@@ -101,7 +101,9 @@ def _bptt_sig(t):
 def lstm_bptt_step(dh, dc, go, dc_from_h, do_from_h, from_c, f, d_gates, row0):
     """One step of the LSTM's BPTT without projection, before its GEMM: dht = dh + go (``go`` with no
     rows: none), dct = dht dc/dh + dc, the (i, f, g, o) pre-activation gradients into ``d_gates`` (rows
-    row0...), and dc = dct f in place (``lstm_backward``'s loop body)."""
+    row0...), and dc = dct f in place (``lstm_backward``'s loop body). ``lstm_backward`` hands it dh + go
+    summed by numpy and no go: LLVM vectorises the loop without go, not the one reading it (nor this loop
+    written without the parameter), 5 us a step at (32, 128)."""
     n, hidden = dh.shape
     with_go = go.shape[0] > 0
     for r in range(n):
