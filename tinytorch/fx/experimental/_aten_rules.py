@@ -196,6 +196,7 @@ unflatten.int(Tensor self, int dim, SymInt[] sizes)
 unsqueeze.default(Tensor self, int dim)
 expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
 clone.default(Tensor self, *, MemoryFormat? memory_format=None)
+copy.default(Tensor self, Tensor src, bool non_blocking=False)
 contiguous.default(Tensor self, *, MemoryFormat memory_format=contiguous_format)
 cat.default(Tensor[] tensors, int dim=0)
 stack.default(Tensor[] tensors, int dim=0)
@@ -272,7 +273,7 @@ def _is_default(value, default) -> bool:
 def shown(overload: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """The arguments a recorded call of ``overload`` shows: all given ones, bound to the schema, less the trailing
     positional ones and the keyword-only ones that hold their defaults (as given when ``overload`` has no schema)."""
-    params = _SCHEMAS.get(overload)
+    params = _SCHEMAS.get(overload) or _SCHEMAS.get(_out_of_place(overload))  # (add_.Tensor takes add.Tensor's)
     if params is None:
         return args, kwargs
     values, kwargs = list(args), dict(kwargs)
@@ -285,6 +286,12 @@ def shown(overload: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     keywords = {name: kwargs[name] for name, default, kw_only in params
                 if kw_only and name in kwargs and not _is_default(kwargs[name], default)}
     return tuple(positional), keywords
+
+
+def _out_of_place(overload: str) -> str:
+    """``add.Tensor`` for the in-place ``add_.Tensor``: the operator whose arguments an in-place one takes."""
+    packet, _, name = overload.partition(".")
+    return f"{packet[:-1]}.{name}" if packet.endswith("_") else overload
 
 
 # -- a call's arguments, by name ----------------------------------------------------------------------
@@ -572,10 +579,11 @@ def _prod(g, _, a, out):
     return g.call("prod.dim_int", a.self, a["dim"], _keepdim(a), **dtype)
 
 
-def _by_schema(overload: str):
-    """A rule writing ``overload`` with the call's arguments matched to its schema by name (an argument the call
-    names otherwise by its position; numpy's ``keepdims`` read as ``keepdim``), a list argument given as a number
-    or a tuple written as a list; ``shown`` leaves out the defaults."""
+def _by_schema(overload: str, written: str | None = None):
+    """A rule writing ``overload`` (or ``written``, its in-place form) with the call's arguments matched to its
+    schema by name (an argument the call names otherwise by its position; numpy's ``keepdims`` read as
+    ``keepdim``), a list argument given as a number or a tuple written as a list; ``shown`` leaves out the
+    defaults."""
     params, lists = _SCHEMAS[overload], _LISTS.get(overload, ())
 
     def rule(g, _, a, out):
@@ -595,7 +603,7 @@ def _by_schema(overload: str):
                 keywords[name] = v
             else:
                 values.append(v)
-        return g.call(overload, *values, **keywords)
+        return g.call(written or overload, *values, **keywords)
     return rule
 
 
