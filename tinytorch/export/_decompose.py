@@ -79,6 +79,9 @@ def run_decompositions(ep, decomp_table=None):
                 if node.target is operator.getitem:
                     env[node] = operator.getitem(*args)
                     continue
+                if node.target is ops.aten.detach_.default:  # (torch.tensor's own; functionalised away)
+                    env[node] = args[0]
+                    continue
                 if node.target is ops.aten.item.default:
                     env[node] = unbacked.item(args[0])
                     _inherit(node, [env[node].node])

@@ -211,6 +211,9 @@ class Recording:
                 overload, args = "squeeze.dims", (args[0], list(range(args[0].dim())))
             elif overload == "sum.default":
                 overload, args = "sum.dim_IntList", (args[0], [])
+            elif overload.startswith(("clamp_min.", "clamp_max.")):  # clamp with the other bound None
+                bounds = (args[1],) if overload[6:9] == "min" else (None, args[1])
+                overload, args = "clamp." + overload.partition(".")[2], (args[0], *bounds)
             else:
                 overload, args, kwargs = self._filled_core(overload, args, kwargs)
         packet, _, name = overload.partition(".")
@@ -363,8 +366,8 @@ def _inplace_overload(name: str, decl, bound, in_composite: int = 0) -> str:
         return "Tensor" if isinstance(bound.arg(at), Tensor) else "Scalar"
     if name == "div" and bound.get("rounding_mode") is not None:
         return "Tensor_mode"
-    if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
-        return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
+    if name in ("clamp", "clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
+        return _aten_rules.bound_overload(bound)
     return "Tensor" if name in _ARITHMETIC else "default"
 
 
