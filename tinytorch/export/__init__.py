@@ -18,8 +18,9 @@ The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold
     how and what that cannot see.
   * ``_unbacked.py``: a tensor's value read into Python (``x.sum().item()``) as PyTorch's unbacked symbol (``u0``,
     ``zuf0``): its ``aten.item`` node, the arithmetic on it, the runtime check of a size, PyTorch's refusals.
-  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules (a training
-    BatchNorm is not functionalised; ``decomp_table`` is not read).
+  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules, its in-place
+    writes functionalised (written buffers and inputs as mutation outputs; a training BatchNorm's statistics are not;
+    ``decomp_table`` is not read).
   * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 

@@ -6,12 +6,20 @@ The lowering is the one ``make_fx`` already writes (``tinytorch/fx/experimental/
 node by node, each op under a capture one level down (``predispatch=False``, autograd off, so no ``detach``
 nodes), with ``core_aten`` set so that ``t`` is written ``permute(w, [1, 0])`` as PyTorch's core decomposition
 table writes it. Each new node keeps its source node's ``# File:`` line, and the nodes nobody reads (an op's unused
-results) are dropped, as PyTorch's pass does. The state runs as copies (an in-place counter update in the graph
-leaves the module's own alone).
+results) are dropped, as PyTorch's pass does. The state runs as copies.
+
+In-place operators are functionalised as PyTorch's pass does (``_functionalised``): ``x.add_(y)`` is written
+``aten.add.Tensor``, whose node stands for ``x`` from then on (``_to_copy`` back to ``x``'s dtype where the result's
+differs; ``copy_`` and ``fill_`` of a tensor as ``aten.copy``, the fills as ``full_like``, by the capture's
+``_filled_core``), and a buffer or user input written so is an output of the graph, ``BUFFER_MUTATION`` /
+``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into a view, or into a base that has views,
+stays in place (PyTorch scatters it into the base: ``select_scatter``...), and so does an in-place operator
+whose out-of-place namesake does not compute the same floats.
 
 Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
 empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
-``_native_batch_norm_legit_functional`` with the running statistics as ``BUFFER_MUTATION`` outputs); a program with
+``_native_batch_norm_legit_functional`` with the running statistics as ``BUFFER_MUTATION`` outputs; its
+``num_batches_tracked`` update is functionalised here); a program with
 dynamic sizes keeps the symbols on the nodes whose shape is their source node's, and the example's numbers in
 the arguments of the ops the lowering adds (a 3-d ``linear``'s ``view`` sizes)."""
 from __future__ import annotations
