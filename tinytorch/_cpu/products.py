@@ -163,7 +163,6 @@ def linear(input, weight, bias=None):
 
 
 _cross_ref = paths.reference_kernel(products_ops, "_cross_values")
-_CYCLIC = ((0, 1, 2), (1, 2, 0), (2, 0, 1))
 
 
 @paths.kernel(products_ops, "_cross_values", ulps=None,
@@ -176,16 +175,13 @@ def cross_values(x, y, d):
             or pytorch_level() == "DEFAULT":
         return _cross_ref(x, y, d)
     xs, ys = np.moveaxis(x, d, 0), np.moveaxis(y, d, 0)
-    out = np.empty(xs.shape, x.dtype)
-    part = (1,) + xs.shape[1:]  # one component, kept as a leading axis of 1 (no 0-d arrays below)
-    for i, j, k in _CYCLIC:
-        a, b = xs[j:j + 1], ys[k:k + 1]
-        subtracted = -(xs[k:k + 1] * ys[j:j + 1])  # rounded in the tensors' dtype: the kernel's second product
-        if x.dtype == np.float32:
-            fma32_into(out[i:i + 1], a, b, subtracted, np.empty(part), np.empty(part, np.int64))
-        else:
-            fused = np.empty(part)
-            fma64_into(fused, np.ascontiguousarray(a), np.ascontiguousarray(b), subtracted,
-                       [np.empty(part) for _ in range(5)])
-            out[i] = fused[0]
+    # the three components at once: x[j] * y[k] fused with -(x[k] * y[j]), (i, j, k) cyclic
+    first, second = [1, 2, 0], [2, 0, 1]
+    xj, yk = xs[first], ys[second]
+    subtracted = -(xs[second] * ys[first])  # rounded in the tensors' dtype: the kernel's second product
+    out = np.empty(xj.shape, x.dtype)
+    if x.dtype == np.float32:
+        fma32_into(out, xj, yk, subtracted, np.empty(out.shape), np.empty(out.shape, np.int64))
+    else:
+        fma64_into(out, xj, yk, subtracted, [np.empty(out.shape) for _ in range(5)])
     return np.ascontiguousarray(np.moveaxis(out, 0, d))
