@@ -110,3 +110,21 @@ def test_cross_bits_on_pytorchs_default_path(tmp_path, monkeypatch):
     for k, (i, sa, sb, dim, dtype, (a, b)) in enumerate(cases):
         np.testing.assert_array_equal(theirs[f"c{k}"], theirs[f"r{k}"])
         _check(_ours(a, b, dim), theirs[f"r{k}"], a, b, "DEFAULT", f"DEFAULT {sa} x {sb} dim={dim} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cross_gradients_bits(dtype):
+    """The backward is two cross products (other x grad, grad x self) by the same kernel: PyTorch's bits; the
+    broadcast operand's gradient is then summed back to its shape."""
+    a, b = _inputs(11, (5, 3, 4), (1, 3, 4), dtype)
+    g = np.random.default_rng(12).standard_normal((5, 3, 4)).astype(dtype)
+    grads = []
+    for lib, make in ((torch, torch.from_numpy), (tt, tt.tensor)):
+        x, y = make(a).requires_grad_(), make(b).requires_grad_()
+        lib.linalg.cross(x, y, dim=1).backward(make(g))
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    (gx, gy), (tx, ty) = grads[1], grads[0]
+    _check([gx], tx, b, g, _paths.torch_path(), "grad of self")
+    # the broadcast operand's gradient is a sum over the batch, made in another order than PyTorch's reduction:
+    # within 4 ulps of its largest magnitude (5 terms)
+    _paths.assert_bits(gy, ty, ulps=4, exact_on=(), scale="max", what="grad of other (summed)")
