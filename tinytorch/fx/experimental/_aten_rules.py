@@ -537,12 +537,15 @@ def _from_data(g, name, a, out):
     """``torch.tensor(data)`` / ``torch.as_tensor(data)`` of Python values: the tensor made is a constant of the
     graph (a ``_tensor_constant`` attribute, which export lifts to an input ``c_lifted_tensor_<n>``), copied by
     ``lift_fresh_copy``; export's pre-dispatch graph shows ``torch.tensor``'s own ``detach_`` of the copy too. Data
-    holding tensors or symbols is written as it was given."""
+    holding tensors or symbols is written as it was given, and so is every call in a fake trace (make_fx's
+    ``tracing_mode="fake"``) and in jit's and torch.compile's captures (``python_indexing``), whose replays and
+    plans make the tensor again from the node (``aten.tensor``, as dynamo's graphs hold it)."""
     data = a.self
     leaves = data if isinstance(data, (list, tuple)) else [data]
     while any(isinstance(v, (list, tuple)) for v in leaves):
         leaves = [w for v in leaves for w in (v if isinstance(v, (list, tuple)) else [v])]
-    if any(isinstance(v, Tensor) or has_symbols(v) for v in leaves) or not isinstance(out, Tensor):
+    if any(isinstance(v, Tensor) or has_symbols(v) for v in leaves) or not isinstance(out, Tensor) \
+            or g.fake_mode is not None or g.python_indexing:
         return default_rule(g, name, a, out)
     node = g.call("lift_fresh_copy.default", g.node(_make(out._data.copy())))
     return g.call("detach_.default", node) if name == "tensor" and g.predispatch else node
