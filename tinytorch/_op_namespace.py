@@ -634,6 +634,15 @@ def _elu_(self, alpha=1, scale=1, input_scale=1):
                           _node=_activation_smooth.EluBackward1)
 
 
+@_aten_only("copy", recorded=True)
+def _copy(self, src, non_blocking=False):
+    """``self.copy_(src)`` as a new tensor (a functionalised graph's ``copy_`` and ``fill_`` of a tensor): ``src``
+    broadcast to ``self``'s shape, in ``self``'s dtype and layout."""
+    out = self.clone()
+    out.copy_(src)
+    return out
+
+
 @_aten_only("lift_fresh_copy")
 def _lift_fresh_copy(self):
     """A copy of a tensor the program made from Python values (a graph's constant, such as a list index)."""

@@ -1,5 +1,6 @@
 """The matrix products' CPU paths: matmul's array product, linear's and addmm's as PyTorch's CPU build computes
-them, linear's gradient on the saved arrays, and linear's rows made without view's dispatch.
+them, linear's gradient on the saved arrays, and linear's rows made without view's dispatch; cross's
+components with the fused multiply-add PyTorch's vector builds compile into its scalar kernel.
 
 PyTorch multiplies float32/float64 matrices with MKL; where the ``[mkl]`` extra is installed (``mkl_gemm.py``,
 loaded on the first product) these paths make ATen's own MKL calls, so the floats are PyTorch's. Without it
@@ -12,13 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtype import LOWP_NP, NARROW_NP, complex64, complex128
-from .._quiet_fp import loud, quiet
+from .._quiet_fp import loud, quiet, silent
+from .._random.fpmath import fma64_into
 from ..autograd.grad_mode import _Active, _State
 from ..tensor import _make
 from .._ops._core import paths
 from .._ops._core.registry import CAPTURE as _CAPTURE
 from .._ops._core.record import record
 from .._ops._kernels import compiled as _compiled
+from .._ops._kernels.cpu_level import pytorch_level
+from .._ops._kernels.muladd import fma32_into
 from .._ops._kernels.parallel import matmul as _gemm
 from .._ops.linalg import matmul as matmul_ops, products as products_ops
 from .._ops.nn.linear import _LinearAddmm, addmm_grads
@@ -160,3 +164,28 @@ def linear(input, weight, bias=None):
             return record(r.reshape(shape), UnsafeViewBackward0, (rows,), in_shape=r.shape)
         return record(r.reshape(shape), ViewBackward0, (rows,), view_of=rows, in_shape=r.shape)
     return _linear_ref(input, weight, bias)
+
+
+_cross_ref = paths.reference_kernel(products_ops, "_cross_values")
+
+
+@paths.kernel(products_ops, "_cross_values", ulps=None,
+              when="float32/float64 where PyTorch's CPU path is AVX2 or AVX512 (cpu_level.pytorch_level())",
+              why="PyTorch's bits: its vector builds compile the kernel's x[j] * y[k] - x[k] * y[j] with the first "
+                  "product fused into the subtraction (one FMA after the second product's rounding)")
+@silent
+def cross_values(x, y, d):
+    if x.dtype not in (np.float32, np.float64) or type(x) is not np.ndarray or type(y) is not np.ndarray \
+            or pytorch_level() == "DEFAULT":
+        return _cross_ref(x, y, d)
+    xs, ys = np.moveaxis(x, d, 0), np.moveaxis(y, d, 0)
+    # the three components at once: x[j] * y[k] fused with -(x[k] * y[j]), (i, j, k) cyclic
+    first, second = [1, 2, 0], [2, 0, 1]
+    xj, yk = xs[first], ys[second]
+    subtracted = -(xs[second] * ys[first])  # rounded in the tensors' dtype: the kernel's second product
+    out = np.empty(xj.shape, x.dtype)
+    if x.dtype == np.float32:
+        fma32_into(out, xj, yk, subtracted, np.empty(out.shape), np.empty(out.shape, np.int64))
+    else:
+        fma64_into(out, xj, yk, subtracted, [np.empty(out.shape) for _ in range(5)])
+    return np.ascontiguousarray(np.moveaxis(out, 0, d))

@@ -18,8 +18,9 @@ The rest, one file each (``graph_signature.py`` and ``exported_program.py`` hold
     how and what that cannot see.
   * ``_unbacked.py``: a tensor's value read into Python (``x.sum().item()``) as PyTorch's unbacked symbol (``u0``,
     ``zuf0``): its ``aten.item`` node, the arithmetic on it, the runtime check of a size, PyTorch's refusals.
-  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules (a training
-    BatchNorm is not functionalised; ``decomp_table`` is not read).
+  * ``_decompose.py``: ``run_decompositions()``, the graph lowered to core ATen by make_fx's own rules, its in-place
+    writes functionalised (written buffers and inputs as mutation outputs; a training BatchNorm's statistics are not;
+    ``decomp_table`` is not read).
   * ``_serialize.py``: ``save``/``load`` in tinytorch's own zip archive (not PyTorch's ``.pt2``)."""
 from __future__ import annotations
 
@@ -63,7 +64,8 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict: bool = False,
     if not isinstance(args, tuple):
         raise ValueError(f"Expected `args` to be a tuple, got {type(args)}")
     kwargs = kwargs or {}
-    rec, specs, state, constants, names, outputs, out_spec = _capture(mod, args, kwargs)
+    with _state_kept(mod, (args, kwargs)):  # (PyTorch's export runs on fake tensors: nothing is written)
+        rec, specs, state, constants, names, outputs, out_spec = _capture(mod, args, kwargs)
     params = _forward_params(mod)
     leaves = _dyn.leaf_specs(params, args, kwargs, {} if dynamic_shapes is None else dynamic_shapes)
     syms = _dyn.make_symbols(leaves)
@@ -234,10 +236,12 @@ def _dynamic(mod, args, kwargs, graph, leaves, syms) -> None:
 
 
 @contextlib.contextmanager
-def _state_kept(mod):
-    """The module's buffers and the random number generator's state as they were before the block (which captures
-    the program again: a program that draws random numbers, dropout, draws them again at each capture)."""
-    saved = [(b, b.detach().clone()) for b in mod.buffers() if b is not None]
+def _state_kept(mod, inputs=()):
+    """The module's parameters and buffers, the tensors in ``inputs`` and the random number generator's state as
+    they were before the block (which captures the program: one that writes a buffer or an input, or draws random
+    numbers, would do so at each capture)."""
+    tensors = [*mod.parameters(), *mod.buffers(), *(t for t in pytree.tree_leaves(inputs) if isinstance(t, Tensor))]
+    saved = [(b, b.detach().clone()) for b in tensors if b is not None]
     rng = get_rng_state()
     try:
         yield

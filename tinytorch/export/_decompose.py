@@ -6,28 +6,40 @@ The lowering is the one ``make_fx`` already writes (``tinytorch/fx/experimental/
 node by node, each op under a capture one level down (``predispatch=False``, autograd off, so no ``detach``
 nodes), with ``core_aten`` set so that ``t`` is written ``permute(w, [1, 0])`` as PyTorch's core decomposition
 table writes it. Each new node keeps its source node's ``# File:`` line, and the nodes nobody reads (an op's unused
-results) are dropped, as PyTorch's pass does. The state runs as copies (an in-place counter update in the graph
-leaves the module's own alone).
+results) are dropped, as PyTorch's pass does. The state runs as copies.
+
+In-place operators are functionalised as PyTorch's pass does (``_functionalised``): ``x.add_(y)`` is written
+``aten.add.Tensor``, whose node stands for ``x`` from then on (``_to_copy`` back to ``x``'s dtype where the result's
+differs; ``copy_`` and ``fill_`` of a tensor as ``aten.copy``, the fills as ``full_like``, by the capture's
+``_filled_core``), and a buffer or user input written so is an output of the graph, ``BUFFER_MUTATION`` /
+``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into a view, or into a base that has views,
+stays in place (PyTorch scatters it into the base: ``select_scatter``...), and so does an in-place operator
+whose out-of-place namesake does not compute the same floats.
 
 Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
 empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
-``_native_batch_norm_legit_functional`` with the running statistics as ``BUFFER_MUTATION`` outputs); a program with
+``_native_batch_norm_legit_functional`` with the running statistics as ``BUFFER_MUTATION`` outputs; its
+``num_batches_tracked`` update is functionalised here); a program with
 dynamic sizes keeps the symbols on the nodes whose shape is their source node's, and the example's numbers in
 the arguments of the ops the lowering adds (a 3-d ``linear``'s ``view`` sizes)."""
 from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from .._op_namespace import ops
+from .._ops._core.members import strided
 from .._ops.creation.factory import zeros
 from .._symbolic import _Symbolic
 from ..autograd.grad_mode import no_grad
 from ..fx.experimental._capture import Recording, capturing
 from ..fx.graph_module import GraphModule
+from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from ..utils import _pytree as pytree
 from ._unbacked import Unbacked
-from .graph_signature import ExportGraphSignature, InputKind, OutputSpec, TensorArgument
+from .graph_signature import ExportGraphSignature, InputKind, OutputKind, OutputSpec, TensorArgument
 
 __all__ = ["run_decompositions", "default_decompositions", "CustomDecompTable"]
 
@@ -51,7 +63,7 @@ def run_decompositions(ep, decomp_table=None):
     rec.unbacked = unbacked = Unbacked(rec, overload="_local_scalar_dense.default")
     unbacked.write_checks = False
     sig = ep.graph_signature
-    env, outputs = {}, None
+    env, outputs, placed = {}, None, {}
     state = {s.arg.name: ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
              for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
     with no_grad():
@@ -63,6 +75,7 @@ def run_decompositions(ep, decomp_table=None):
                 value = zeros(value.shape, dtype=value.dtype) if value.is_meta else value.detach().clone()
                 new = placeholder(rec.graph, node.target)
                 rec.bind(value, new)
+                placed[node.name] = (new, value)
                 if "sym_shape" in node.meta:
                     new.meta["sym_shape"] = node.meta["sym_shape"]
                 env[node] = value
@@ -73,6 +86,9 @@ def run_decompositions(ep, decomp_table=None):
                                                is_leaf=lambda a: hasattr(a, "op") and hasattr(a, "users"))
                 if node.target is operator.getitem:
                     env[node] = operator.getitem(*args)
+                    continue
+                if node.target is ops.aten.detach_.default:  # (torch.tensor's own; functionalised away)
+                    env[node] = args[0]
                     continue
                 if node.target is ops.aten.item.default:
                     env[node] = unbacked.item(args[0])
@@ -88,19 +104,104 @@ def run_decompositions(ep, decomp_table=None):
                     _inherit(node, [check])
                     continue
                 known = set(rec.graph.nodes)
-                with capturing(rec):
-                    env[node] = node.target(*args, **kwargs)
+                if _functionalised(rec, node.target, args, kwargs):
+                    env[node] = args[0]
+                else:
+                    with capturing(rec):
+                        env[node] = node.target(*args, **kwargs)
                 _inherit(node, [n for n in rec.graph.nodes if n not in known])
             elif node.op == "output":
                 outputs = [env[a] for a in node.args[0]]
     out_nodes = tuple(rec.node(t) if isinstance(t, (Tensor, _Symbolic)) else t for t in outputs)
-    rec.graph.output(out_nodes)
+    mutations = _mutated_inputs(rec, sig, placed)
+    rec.graph.output(tuple(n for _, n in mutations) + out_nodes)
     rec.graph.eliminate_dead_code(lambda n: n.op in ("placeholder", "output") or _mutates(n))
     _fill_values(rec.graph)
     gm = GraphModule(dict(rec.constants), rec.graph)
-    specs = [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
+    specs = [spec for spec, _ in mutations]
+    specs += [OutputSpec(s.kind, TensorArgument(n.name), s.target) for s, n in zip(sig.output_specs, out_nodes)]
     return type(ep)(gm, ExportGraphSignature(list(sig.input_specs), specs), ep.state_dict, ep._out_spec,
                     ep._user_names, ep.range_constraints, ep._guards, ep.constants)
+
+
+def _functional_form(target):
+    """The out-of-place operator of the in-place ATen operator ``target`` (``aten.add.Tensor`` for
+    ``aten.add_.Tensor``: the same overload without the trailing underscore), where tinytorch has it; None for
+    any other operator. The fills and ``copy_`` are functionalised by the capture itself
+    (``Recording._filled_core``: ``full_like``, ``copy``)."""
+    packet = getattr(target, "_packet", None)
+    name = getattr(packet, "_name", "")
+    if not name.endswith("_") or name.startswith("_") or name in ("fill_", "zero_", "copy_"):
+        return None
+    try:
+        return getattr(getattr(ops.aten, name[:-1]), target._overloadname)
+    except AttributeError:
+        return None
+
+
+def _functionalised(rec, target, args: tuple, kwargs: dict) -> bool:
+    """An in-place operator recorded as PyTorch's functionalisation writes it: its out-of-place form, cast
+    back to the written tensor's dtype (``_to_copy``) where the result's differs, whose node stands for that
+    tensor from then on (the tensor itself gets the new values, as the in-place call would have written them).
+
+    Only where that is what the in-place call computes: the written tensor shares memory with no other the
+    graph holds (a view's write reaches its base through that memory, which a new node would not: it stays in
+    place), and the out-of-place result equals, bit for bit, the in-place call run on a copy (an in-place op
+    whose out-of-place namesake means something else, as ``bernoulli_(p)``, stays in place). False: nothing
+    was recorded, and the random number generator's state is as it was."""
+    functional = _functional_form(target)
+    self_ = args[0] if args else None
+    if functional is None or type(self_) is not Tensor or rec._shares_memory(self_):
+        return False
+    known = set(rec.graph.nodes)
+    rng = get_rng_state()
+    try:
+        with capturing(rec):
+            result = functional(*args, **kwargs)
+        if isinstance(result, Tensor) and result.shape == self_.shape and result.dtype != self_.dtype:
+            cast = result.to(self_.dtype)
+            rec.bind(cast, rec.call("_to_copy.default", result, dtype=self_.dtype, layout=strided))
+            result = cast
+        set_rng_state(rng)
+        want = target(self_.detach().clone(), *args[1:], **kwargs)  # the in-place call, as eager runs it
+    except (TypeError, ValueError, RuntimeError, NotImplementedError):
+        result = want = None
+    if isinstance(result, Tensor) and isinstance(want, Tensor) and _same_bits(result, want):
+        self_.copy_(result)
+        node = rec.node(result)
+        rec.nodes[id(self_)] = node
+        rec.by_storage[id(self_._data)] = (self_._data, node)
+        return True
+    for made in reversed([n for n in rec.graph.nodes if n not in known]):
+        rec.graph.erase_node(made)
+    set_rng_state(rng)
+    return False
+
+
+def _same_bits(a: Tensor, b: Tensor) -> bool:
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    x, y = np.ascontiguousarray(a._data), np.ascontiguousarray(b._data)
+    return x.tobytes() == y.tobytes()
+
+
+def _mutated_inputs(rec, sig, placed: dict) -> list:
+    """``(OutputSpec, node)`` of each input the program wrote (a buffer, a parameter, a user's input), its value
+    at the end: the outputs PyTorch's functionalised graph returns first, in the inputs' order."""
+    kinds = {InputKind.BUFFER: OutputKind.BUFFER_MUTATION, InputKind.PARAMETER: OutputKind.PARAMETER_MUTATION,
+             InputKind.USER_INPUT: OutputKind.USER_INPUT_MUTATION}
+    done = {(s.kind, s.target) for s in sig.output_specs}
+    out = []
+    for spec in sig.input_specs:
+        if spec.kind not in kinds or spec.arg.name not in placed:
+            continue
+        node, value = placed[spec.arg.name]
+        latest = rec.nodes.get(id(value)) if isinstance(value, Tensor) else None
+        target = spec.arg.name if spec.kind is InputKind.USER_INPUT else spec.target
+        if latest is None or latest is node or (kinds[spec.kind], target) in done:
+            continue
+        out.append((OutputSpec(kinds[spec.kind], TensorArgument(latest.name), target), latest))
+    return out
 
 
 def placeholder(graph, name: str):

@@ -2,11 +2,12 @@
 that runs it (PyTorch's ``torch.export.exported_program``)."""
 from __future__ import annotations
 
+from ..autograd.grad_mode import no_grad
 from ..fx.graph_module import GraphModule
 from ..nn.modules.module import Module
 from ..utils import _pytree as pytree
 from . import _decompose, dynamic_shapes as _dyn
-from .graph_signature import ExportGraphSignature, InputKind
+from .graph_signature import ExportGraphSignature, InputKind, OutputKind
 
 __all__ = ["ExportedProgram"]
 
@@ -69,7 +70,27 @@ class _Unlifted(Module):
                  for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
         leaves = pytree.tree_leaves((args, kwargs))
         out = ep.graph_module(*state, *leaves)
-        return pytree.tree_unflatten(list(out), ep._out_spec)
+        return pytree.tree_unflatten(_written_back(ep, leaves, out), ep._out_spec)
+
+
+def _written_back(ep: ExportedProgram, leaves: list, out) -> list:
+    """The user's outputs of a run of ``ep``'s graph, after its other outputs, the new values of the inputs the
+    program wrote (a functionalised program's ``BUFFER_MUTATION``/``USER_INPUT_MUTATION``), were copied into
+    those inputs, as PyTorch's unlifted module does."""
+    sig = ep.graph_signature
+    users = list(sig.user_inputs)
+    kept = []
+    for spec, value in zip(sig.output_specs, out):
+        if spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.PARAMETER_MUTATION):
+            written = ep.state_dict[spec.target]
+        elif spec.kind is OutputKind.USER_INPUT_MUTATION:
+            written = leaves[users.index(spec.target)]
+        else:
+            kept.append(value)
+            continue
+        with no_grad():
+            written.copy_(value)
+    return kept
 
 
 def _check_inputs(in_spec, args: tuple, kwargs: dict) -> dict:

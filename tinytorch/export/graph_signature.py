@@ -21,6 +21,7 @@ class OutputKind(enum.Enum):
     USER_OUTPUT = enum.auto()
     LOSS_OUTPUT = enum.auto()
     BUFFER_MUTATION = enum.auto()
+    PARAMETER_MUTATION = enum.auto()
     GRADIENT_TO_PARAMETER = enum.auto()
     GRADIENT_TO_USER_INPUT = enum.auto()
     USER_INPUT_MUTATION = enum.auto()

@@ -1,5 +1,5 @@
 """Programs that reach the paths of ``tinytorch/_cpu/products.py`` (matmul's array product, linear's and
-addmm's, linear's gradient on arrays, linear's rows): target -> [make(rng, dtype, shape) yielding
+addmm's, linear's gradient on arrays, linear's rows, cross): target -> [make(rng, dtype, shape) yielding
 (name, fn, arrays)].
 
 Every product and sum here is exact: the inputs are quarters in [-2, 2] (alpha and beta too), and each
@@ -69,10 +69,19 @@ def _addmuls(rng, dtype, shape):
     yield "addmv", (lambda c, a, b: tt.addmv(c, a, b, beta=2)), _arrays(rng, dtype, (m,), (m, k), (k,))
 
 
+def _crosses(rng, dtype, shape):
+    # exact products (quarters): the fused and the rounded differences agree, so this holds the path's layouts
+    yield "linalg.cross", (lambda a, b: tt.linalg.cross(a, b)), _arrays(rng, dtype, (4, 3), (4, 3))
+    yield "cross, dim 0, broadcast", (lambda a, b: tt.cross(a, b, dim=0)), _arrays(rng, dtype, (3, 1, 5), (3, 2, 5))
+    yield "cross, strided", (lambda a, b: tt.linalg.cross(a.transpose(0, 1), b.transpose(0, 1), dim=0)), \
+        _arrays(rng, dtype, (2, 3), (2, 3))
+
+
 PROGRAMS = {
     "matmul._np_matmul": [_matmuls, _linears],
     "linear._addmm": [_linears],
     "AddmmBackward0": [_linears, _linear_rows],
     "F.linear": [_linear_rows],
     "products._addmul_arrays": [_addmuls],
+    "products._cross_values": [_crosses],
 }

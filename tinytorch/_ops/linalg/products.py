@@ -313,11 +313,20 @@ def _cross(a: Tensor, b: Tensor, dim: int) -> Tensor:
     if shape[d] != 3 or x.shape[d] != 3 or y.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
                            f"{y.shape[d]}")
-    r = np.cross(np.broadcast_to(x, shape), np.broadcast_to(y, shape), axis=d)
-    # C order, as PyTorch's result (numpy's moves the dim back: a view of its last-dim product)
-    return record(np.ascontiguousarray(r, dtype=x.dtype), LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
+    r = _cross_values(np.broadcast_to(x, shape), np.broadcast_to(y, shape), d)
+    return record(r, LinalgCrossBackward0, (a, b), (a, b), dim=d, dim_arg=dim,
                   a_shape=x.shape,
                   b_shape=y.shape, need_a=a._requires_grad, need_b=b._requires_grad)
+
+
+@silent
+def _cross_values(x: np.ndarray, y: np.ndarray, d: int) -> np.ndarray:
+    """The cross product of two arrays of one shape along ``d``: component i is ``x[j] * y[k] - x[k] * y[j]``
+    ((i, j, k) the cyclic orders of 0, 1, 2), each product and the difference rounded, as PyTorch's scalar CPU
+    kernel computes it on its default path (``_cpu/products.py`` holds its fused form, the vector builds')."""
+    r = np.cross(x, y, axis=d)
+    # C order, as PyTorch's result (numpy's moves the dim back: a view of its last-dim product)
+    return np.ascontiguousarray(r, dtype=x.dtype)
 
 
 @op("linalg.cross", variants="function out", overlap="any")

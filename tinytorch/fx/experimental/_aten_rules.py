@@ -162,6 +162,7 @@ avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] pad
 avg_pool3d.default(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)
 pad.default(Tensor self, SymInt[] pad, str mode='constant', float? value=None)
 clamp.default(Tensor self, Scalar? min=None, Scalar? max=None)
+clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None)
 sort.default(Tensor self, int dim=-1, bool descending=False)
 leaky_relu_.default(Tensor self, Scalar negative_slope=0.01)
 elu_.default(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)
@@ -196,6 +197,7 @@ unflatten.int(Tensor self, int dim, SymInt[] sizes)
 unsqueeze.default(Tensor self, int dim)
 expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
 clone.default(Tensor self, *, MemoryFormat? memory_format=None)
+copy.default(Tensor self, Tensor src, bool non_blocking=False)
 contiguous.default(Tensor self, *, MemoryFormat memory_format=contiguous_format)
 cat.default(Tensor[] tensors, int dim=0)
 stack.default(Tensor[] tensors, int dim=0)
@@ -272,7 +274,7 @@ def _is_default(value, default) -> bool:
 def shown(overload: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """The arguments a recorded call of ``overload`` shows: all given ones, bound to the schema, less the trailing
     positional ones and the keyword-only ones that hold their defaults (as given when ``overload`` has no schema)."""
-    params = _SCHEMAS.get(overload)
+    params = _SCHEMAS.get(overload) or _SCHEMAS.get(_functional_overload(overload))  # (add_.Tensor takes add.Tensor's)
     if params is None:
         return args, kwargs
     values, kwargs = list(args), dict(kwargs)
@@ -285,6 +287,12 @@ def shown(overload: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     keywords = {name: kwargs[name] for name, default, kw_only in params
                 if kw_only and name in kwargs and not _is_default(kwargs[name], default)}
     return tuple(positional), keywords
+
+
+def _functional_overload(overload: str) -> str:
+    """``add.Tensor`` for the in-place ``add_.Tensor``: the operator whose arguments an in-place one takes."""
+    packet, _, name = overload.partition(".")
+    return f"{packet[:-1]}.{name}" if packet.endswith("_") else overload
 
 
 # -- a call's arguments, by name ----------------------------------------------------------------------
@@ -525,6 +533,33 @@ def _scalar_tensor(g, _, a, out):
     return g.call("scalar_tensor.default", a.arg(0), dtype=out.dtype, **layout, device=device("cpu"))
 
 
+def _from_data(g, name, a, out):
+    """``torch.tensor(data)`` / ``torch.as_tensor(data)`` of Python values: the tensor made is a constant of the
+    graph (a ``_tensor_constant`` attribute, which export lifts to an input ``c_lifted_tensor_<n>``), copied by
+    ``lift_fresh_copy``; export's pre-dispatch graph shows ``torch.tensor``'s own ``detach_`` of the copy too. Data
+    holding tensors or symbols is written as it was given, and so is every call in a fake trace (make_fx's
+    ``tracing_mode="fake"``) and in jit's and torch.compile's captures (``python_indexing``), whose replays and
+    plans make the tensor again from the node (``aten.tensor``, as dynamo's graphs hold it)."""
+    data = a.self
+    leaves = data if isinstance(data, (list, tuple)) else [data]
+    while any(isinstance(v, (list, tuple)) for v in leaves):
+        leaves = [w for v in leaves for w in (v if isinstance(v, (list, tuple)) else [v])]
+    if any(isinstance(v, Tensor) or has_symbols(v) for v in leaves) or not isinstance(out, Tensor) \
+            or g.fake_mode is not None or g.python_indexing:
+        return default_rule(g, name, a, out)
+    node = g.call("lift_fresh_copy.default", g.node(_make(out._data.copy())))
+    return g.call("detach_.default", node) if name == "tensor" and g.predispatch else node
+
+
+def bound_overload(a: Args) -> str:
+    """clamp's (clamp_min's, clamp_max's) overload: ``.Tensor`` where a bound is a tensor, else ``.default``."""
+    return "Tensor" if any(isinstance(v, Tensor) for v in a.positional()[1:]) else "default"
+
+
+def _bounded(g, name, a, out):
+    return g.call(f"{name}.{bound_overload(a)}", *a.positional(), **a.keywords())
+
+
 def _zero_d(g, value, dtype):
     """``scalar_tensor(value)`` with its dtype, layout and device spelled out, as PyTorch's tracer shows them."""
     return g.call("scalar_tensor.default", value, dtype=dtype, layout=strided, device=device("cpu"))
@@ -572,10 +607,11 @@ def _prod(g, _, a, out):
     return g.call("prod.dim_int", a.self, a["dim"], _keepdim(a), **dtype)
 
 
-def _by_schema(overload: str):
-    """A rule writing ``overload`` with the call's arguments matched to its schema by name (an argument the call
-    names otherwise by its position; numpy's ``keepdims`` read as ``keepdim``), a list argument given as a number
-    or a tuple written as a list; ``shown`` leaves out the defaults."""
+def _by_schema(overload: str, written: str | None = None):
+    """A rule writing ``overload`` (or ``written``, its in-place form) with the call's arguments matched to its
+    schema by name (an argument the call names otherwise by its position; numpy's ``keepdims`` read as
+    ``keepdim``), a list argument given as a number or a tuple written as a list; ``shown`` leaves out the
+    defaults."""
     params, lists = _SCHEMAS[overload], _LISTS.get(overload, ())
 
     def rule(g, _, a, out):
@@ -595,7 +631,7 @@ def _by_schema(overload: str):
                 keywords[name] = v
             else:
                 values.append(v)
-        return g.call(overload, *values, **keywords)
+        return g.call(written or overload, *values, **keywords)
     return rule
 
 
@@ -1489,6 +1525,8 @@ aten_rule("Tensor.new_ones")(_new_factory("ones"))
 aten_rule("Tensor.new_empty")(_new_factory("empty"))
 aten_rule("Tensor.new_full")(_new_factory("full"))
 aten_rule("scalar_tensor")(_scalar_tensor)
+aten_rule("tensor", "as_tensor")(_from_data)
+aten_rule("clamp", "clamp_min", "clamp_max")(_bounded)
 aten_rule("where")(_where)
 aten_rule("masked_fill")(_masked_fill)
 aten_rule("linalg.vector_norm")(_vector_norm)

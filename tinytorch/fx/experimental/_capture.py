@@ -211,6 +211,9 @@ class Recording:
                 overload, args = "squeeze.dims", (args[0], list(range(args[0].dim())))
             elif overload == "sum.default":
                 overload, args = "sum.dim_IntList", (args[0], [])
+            elif overload.startswith(("clamp_min.", "clamp_max.")):  # clamp with the other bound None
+                bounds = (args[1],) if overload[6:9] == "min" else (None, args[1])
+                overload, args = "clamp." + overload.partition(".")[2], (args[0], *bounds)
             else:
                 overload, args, kwargs = self._filled_core(overload, args, kwargs)
         packet, _, name = overload.partition(".")
@@ -223,8 +226,9 @@ class Recording:
     def _filled_core(self, overload: str, args: tuple, kwargs: dict) -> tuple:
         """PyTorch's core decompositions of the fills: ``zeros_like``/``ones_like`` as ``full_like`` (in the tensor's
         own layout unless told), ``empty_like`` of a contiguous tensor as ``empty_permuted`` with its options
-        written out, and ``zero_``/``fill_`` (a number) functionalised as ``full_like``, whose node stands for the
-        tensor from then on. A write into a tensor that shares memory with another the graph holds (a view, or a
+        written out, ``zero_``/``fill_`` (a number) functionalised as ``full_like`` and ``copy_``/``fill_`` (a tensor)
+        as ``copy``, whose node stands for the tensor from then on (``export/_decompose.py`` functionalises the
+        other in-place operators). A write into a tensor that shares memory with another the graph holds (a view, or a
         base with views) stays in place: its value reaches the other through that memory, which a new node would
         not (PyTorch scatters it back into the base)."""
         if overload in ("zeros_like.default", "ones_like.default"):
@@ -239,6 +243,8 @@ class Recording:
             if overload == "zero_.default":  # (zero_ is a fill in the tensor's own layout; fill_ names none)
                 return "full_like.default", (args[0], 0), {"pin_memory": False, "memory_format": _preserve}
             return "full_like.default", (args[0], args[1]), {"pin_memory": False}
+        if overload in ("copy_.default", "fill_.Tensor") and not self._shares_memory(args[0]):
+            return "copy.default", (args[0], args[1]), {}  # (a fill with a 0-d tensor: a copy of it)
         return overload, args, kwargs
 
     def _shares_memory(self, t: Tensor) -> bool:
@@ -296,6 +302,10 @@ class Recording:
             overload = _inplace_overload(name, decl, bound, self.in_composite)
             if overload == "Scalar" and name in _ARITHMETIC:
                 node = self.call(f"{name}_.Scalar", bound.self, bound.arg(1))
+            elif _aten_rules.schema(f"{name}_.{overload}") is None and _aten_rules.schema(f"{name}.{overload}"):
+                # the arguments matched by name to the out-of-place operator's, which the in-place one takes
+                # (addcmul_'s value, div_'s rounding_mode)
+                node = _aten_rules._by_schema(f"{name}.{overload}", f"{name}_.{overload}")(self, name, bound, out)
             else:
                 node = self.call(f"{name}_.{overload}", *bound.positional(), **bound.keywords())
         else:
@@ -354,8 +364,10 @@ def _inplace_overload(name: str, decl, bound, in_composite: int = 0) -> str:
     at = decl.rules.get("scalar_at")  # (_aten_rules.scalar_overload) e.g. masked_fill_.Scalar or .Tensor, by the value
     if at is not None:
         return "Tensor" if isinstance(bound.arg(at), Tensor) else "Scalar"
-    if name in ("clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
-        return "Tensor" if isinstance(bound.arg(1), Tensor) else "default"
+    if name == "div" and bound.get("rounding_mode") is not None:
+        return "Tensor_mode"
+    if name in ("clamp", "clamp_min", "clamp_max"):  # clamp_min_(Tensor, Scalar) is the default overload
+        return _aten_rules.bound_overload(bound)
     return "Tensor" if name in _ARITHMETIC else "default"
 
 

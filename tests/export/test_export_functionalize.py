@@ -1,0 +1,200 @@
+"""``run_decompositions()`` of programs that write in place, and of programs that make tensors from Python values,
+against PyTorch 2.13 in the same run: the printed graph (``graph_module.code``), the graph signature (a written
+buffer or input is a ``BUFFER_MUTATION`` / ``USER_INPUT_MUTATION`` output, returned first), the lifted constants,
+and what ``module()`` computes and writes back into the buffers and the caller's inputs, call after call."""
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, __file__.rsplit("/tests/", 1)[0] + "/tests/fx")
+from _fx_compare import load  # noqa: E402
+
+# forward(self, x, y, w): x, y float32 [3], w float64 [3]
+INTERMEDIATE = {
+    "add_": "z = x * 2; z.add_(y); return z",
+    "iadd": "z = x * 2; z += y; z += 1; return z",
+    "chain": "z = x * 2; z.add_(y); z += 1; z.clamp_(0, 1); z.exp_(); z.mul_(y); return z",
+    "sub_alpha": "z = x - 1; z.sub_(y, alpha=2); return z",
+    "unary": "z = x - 1; z.relu_(); z.sigmoid_(); z.neg_(); z.abs_(); z.sqrt_(); return z",
+    "div_modes": "z = x * 3; z.div_(y, rounding_mode='floor'); z.div_(2, rounding_mode='trunc'); z.div_(y); return z",
+    "clamp_min": "z = x * 2; z.clamp_min_(0.5); z.clamp_max_(y); return z",
+    "pow_": "z = x.abs() + 1; z.pow_(2); z.pow_(y); return z",
+    "promoted": "z = x * 2; z.add_(w); return z",
+    "broadcast": "z = x * 2; z.mul_(x[0]); return z",
+    "copy_": "z = x * 2; z.copy_(y); return z + 1",
+    "fill_tensor": "z = x * 2; z.fill_(y.sum()); return z",
+    "fills": "z = x * 2; z.zero_(); z.add_(1); z.fill_(2.5); return z * y",
+    "used_before": "z = x * 2; a = z + 1; z.add_(y); return a * z",
+}
+
+# inputs and buffers written (forward(self, x, y, w) of a module holding buffer ``buf``)
+WRITES = {
+    "input": "x.add_(y); return x * 2",
+    "input_returned": "x.add_(1); return x",
+    "two_inputs": "x.add_(1); y.mul_(2); x.sub_(y); return x + y",
+    "copy_input": "x.copy_(y); return y + 1",
+    "fill_input": "x.fill_(2.0); y.zero_(); return w * 2",
+    "buffer_and_input": "self.buf.add_(x); x.mul_(2); return x + self.buf",
+    "buffer_only": "self.buf.mul_(0.5); self.buf.add_(y); return self.buf * x",
+}
+
+# the rows whose graphs differ from PyTorch's only by decompositions the out-of-place op lacks too
+# (masked_fill's where, addcmul's and lerp's formulas), and a buffer's copy_ of a written input, which PyTorch's
+# graph leaves out (the input's new value is the buffer's): their values and output kinds are compared
+VALUES_ONLY = {
+    "input_then_buffer": "y.exp_(); self.buf.copy_(y); return x.clone()",
+    "masked_fill": "z = x * 2; z.masked_fill_(z > 0, 3.0); return z",
+    "addcmul_lerp": "z = x * 2; z.addcmul_(x, y, value=0.5); z.lerp_(y, 0.3); return z",
+}
+
+# a write into a view, or a base with views: it stays in place (PyTorch scatters it into its base), and its values
+# are eager's
+VIEWS = {
+    "view_of_intermediate": "z = x * 2; z[0].add_(1); return z",
+    "base_with_view": "z = x * 2; v = z[1:]; z.mul_(y); return v + 1",
+    "view_of_input": "x[1:].mul_(3); return x + 1",
+}
+
+
+def _module(lib, body: str):
+    src = f"""
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.arange(3.0))
+
+    def forward(self, x, y, w):
+        {body.replace("; ", chr(10) + "        ")}
+"""
+    return load(src, lib.__name__)["M"]()
+
+
+def _inputs(lib):
+    return (lib.tensor([0.5, -1.25, 2.0]), lib.tensor([1.5, 0.25, -3.0]),
+            lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+
+
+def _run(lib, body: str, decompose: bool = True):
+    """(the exported program, its decomposition, what module() returned and left in the inputs and buffer)."""
+    model = _module(lib, body)
+    ep = lib.export.export(model, _inputs(lib))
+    prog = ep.run_decompositions() if decompose else ep
+    m = prog.module()
+    seen = []
+    for _ in range(2):
+        args = _inputs(lib)
+        out = m(*args)
+        seen.append([np.asarray(out.tolist()), *(np.asarray(a.tolist()) for a in args),
+                     np.asarray(prog.state_dict["buf"].tolist())])
+    return ep, prog, seen
+
+
+def _same_values(ours, theirs):
+    for o, t in zip(ours, theirs):
+        for a, b in zip(o, t):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=0)  # (exp's last bit: numpy's, not SLEEF's)
+
+
+@pytest.mark.parametrize("name", sorted({**INTERMEDIATE, **WRITES}))
+def test_decomposition_is_functional_as_pytorchs(torch, name):
+    body = {**INTERMEDIATE, **WRITES}[name]
+    t_ep, theirs, t_seen = _run(torch, body)
+    import tinytorch
+    o_ep, ours, o_seen = _run(tinytorch, body)
+    assert o_ep.graph_module.code == t_ep.graph_module.code  # (export's own graph writes in place, as PyTorch's)
+    assert ours.graph_module.code == theirs.graph_module.code, f"--- PyTorch\n{theirs.graph_module.code}\n" \
+                                                               f"--- tinytorch\n{ours.graph_module.code}"
+    assert str(ours.graph_signature) == str(theirs.graph_signature)
+    assert [s.kind.name for s in ours.graph_signature.output_specs] == \
+           [s.kind.name for s in theirs.graph_signature.output_specs]
+    assert ours.graph_signature.user_outputs == theirs.graph_signature.user_outputs
+    _same_values(o_seen, t_seen)
+
+
+@pytest.mark.parametrize("name", sorted(VALUES_ONLY))
+def test_decomposition_values_and_signature(torch, name):
+    import tinytorch
+    _, ours, o_seen = _run(tinytorch, VALUES_ONLY[name])
+    _, theirs, t_seen = _run(torch, VALUES_ONLY[name])
+    assert [(s.kind.name, s.target) for s in ours.graph_signature.output_specs] == \
+           [(s.kind.name, s.target) for s in theirs.graph_signature.output_specs]
+    assert ".add_" not in ours.graph_module.code and "_." not in ours.graph_module.code  # no in-place operator left
+    _same_values(o_seen, t_seen)
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_writes_through_views_compute_eagers_values(torch, name):
+    """Values only: PyTorch's graph scatters the view's write into its base (``select_scatter``), tinytorch's
+    keeps the write in place."""
+    import tinytorch
+    t_seen = _run(torch, VIEWS[name])[2]
+    _, _, o_seen = _run(tinytorch, VIEWS[name])
+    _same_values(o_seen, t_seen)
+    _same_values(_run(tinytorch, VIEWS[name], decompose=False)[2], t_seen)
+
+
+def test_export_writes_neither_the_module_nor_the_example(torch):
+    """PyTorch's export runs on fake tensors: the module's buffer and the example inputs keep their values."""
+    import tinytorch
+    for lib in (torch, tinytorch):
+        model = _module(lib, WRITES["buffer_and_input"])
+        args = _inputs(lib)
+        lib.export.export(model, args)
+        assert model.buf.tolist() == [0.0, 1.0, 2.0]
+        assert [a.tolist() for a in args] == [a.tolist() for a in _inputs(lib)]
+
+
+def test_state_dict_is_the_modules_buffer_written_by_module(torch):
+    import tinytorch
+    for lib in (torch, tinytorch):
+        model = _module(lib, WRITES["buffer_only"])
+        d = lib.export.export(model, _inputs(lib)).run_decompositions()
+        assert d.state_dict["buf"] is model.buf
+        d.module()(*_inputs(lib))
+        assert model.buf.tolist() == [1.5, 0.75, -2.0]
+
+
+# -- tensors made of Python values ----------------------------------------------------------------------
+MADE = {
+    "scalar": "return x + torch.tensor(3.0)",
+    "list": "return x + torch.tensor([1.0, 2.0, 3.0])",
+    "dtype": "return x * torch.tensor(2, dtype=torch.float64)",
+    "ints_first": "return torch.tensor([1, 2, 3]) + x",
+    "fill_with_0d": "z = x.clone(); z.fill_(torch.tensor(2.0)); return z + torch.tensor(1.0)",
+    "fill_input_with_0d": "x.fill_(torch.tensor(-4.5)); return y * 2",
+    "as_tensor": "return x + torch.as_tensor([1.0, 2.0, 3.0])",
+    "op_on_it": "return x + torch.tensor(3.0).exp()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MADE))
+def test_tensor_of_python_values_is_a_lifted_constant(torch, name):
+    import tinytorch
+    t_ep, theirs, t_seen = _run(torch, MADE[name])
+    o_ep, ours, o_seen = _run(tinytorch, MADE[name])
+    for o, t in ((o_ep, t_ep), (ours, theirs)):
+        assert o.graph_module.code == t.graph_module.code, f"--- PyTorch\n{t.graph_module.code}\n--- tinytorch\n" \
+                                                           f"{o.graph_module.code}"
+        assert str(o.graph_signature) == str(t.graph_signature)
+        assert o.graph_signature.lifted_tensor_constants == t.graph_signature.lifted_tensor_constants
+        assert list(o.constants) == list(t.constants)
+        for k in t.constants:
+            assert str(o.constants[k].dtype).split(".")[-1] == str(t.constants[k].dtype).split(".")[-1]
+            np.testing.assert_array_equal(np.asarray(o.constants[k].tolist()), np.asarray(t.constants[k].tolist()))
+    _same_values(o_seen, t_seen)
+    _same_values(_run(tinytorch, MADE[name], decompose=False)[2], t_seen)
+
+
+def test_make_fx_of_tensor_of_python_values(torch):
+    import tinytorch
+
+    def program(lib):
+        def f(x):
+            return x + lib.tensor(3.0) + lib.as_tensor([1.0, 2.0, 3.0]) + lib.tensor([1, 2, 3])
+        make_fx = __import__(lib.__name__ + ".fx.experimental.proxy_tensor", fromlist=["make_fx"]).make_fx
+        g = make_fx(f)(lib.ones(3))
+        return g.code, g(lib.tensor([0.5, 1.0, -2.0])).tolist()
+
+    ours, theirs = program(tinytorch), program(torch)
+    assert ours == theirs
