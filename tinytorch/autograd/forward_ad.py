@@ -307,17 +307,18 @@ def _primal(t):
     return primal_view(t, _State.fw_jvp)
 
 
-class _jvp_level:
-    """The dual level of ``torch.func.jvp``: as ``dual_level``, with functorch's primal views."""
+class _jvp_level(dual_level):
+    """The dual level of ``torch.func.jvp``: a ``dual_level`` whose formulas read primals through functorch's
+    views (AliasBackward0)."""
 
     def __enter__(self) -> int:
-        level = enter_dual_level()
+        level = super().__enter__()
         _State.fw_jvp = True
         return level
 
     def __exit__(self, *exc) -> None:
         _State.fw_jvp = False
-        exit_dual_level()
+        super().__exit__(*exc)
 
 
 def _fit(t, meta):
