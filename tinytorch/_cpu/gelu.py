@@ -49,6 +49,8 @@ def gelu_arrays(storage, approximate):
 def gelu_grad_arrays(g, x, erf, exp_half_sq):
     if exp_half_sq is not None:
         gd, xd = g._data, x._data
+        if gd.dtype == np.float64:  # oneDNN takes a view of the gradient as float32, half or bfloat16: none fits
+            raise RuntimeError("itensor_view_from_dense expects float/bfloat16/half/int8/fp8 tensor inputDouble")
         if gd.dtype == xd.dtype and gd.shape == xd.shape and gd.flags.c_contiguous and xd.flags.c_contiguous:
             fast = _compiled.family("gelu")
             if fast is not None:  # the same steps, fused (the same floats)

@@ -16,8 +16,9 @@ Where a node's rule comes from, first match wins:
   3. otherwise the node's own backward, by the double backward trick: ``u -> J^T u`` is linear, so the
      derivative of ``<J^T u, t>`` with respect to ``u`` is ``J t``. That makes every op, present or
      future, forward-differentiable, at the cost of two small backward passes per node.
-A rule's result is broadcast to the output's shape and cast to its dtype, so rules may ignore
-broadcasting and type promotion.
+A rule's result is broadcast to the output's shape, so rules may ignore broadcasting; its dtype is the
+formula's, as PyTorch's is (a float64 tangent of a float32 primal gives float64 tangents through products
+with the primals, and stays float64 through linear ops), so a rule computes as its PyTorch formula does.
 
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
@@ -35,7 +36,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, NamedTuple
 
-from .._dtype import FLOATING_NP, FROM_NP
+from .._dtype import FROM_NP
+from .._dtype_info import promote_types
 from ..tensor import Tensor
 from .engine import grad
 from .function import BackwardCFunction, Function
@@ -129,6 +131,10 @@ def _check_pair(tensor, tangent) -> None:
                            f"forward gradient is of size {dims(tangent.shape)}.")
     if not tensor.is_floating_point():
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if tangent.is_complex():  # (PyTorch keeps it through some formulas, takes its real part in others)
+        raise NotImplementedError("tinytorch's forward AD does not take a complex tangent of a real primal")
 
 
 def _aliased_dual(tensor, tangent):
@@ -327,8 +333,6 @@ def _fit(t, meta):
     shape, dtype = meta
     if t._data.shape != shape:
         t = t.expand(shape) if len(t._data.shape) <= len(shape) else t.reshape(shape)
-    if t._data.dtype != dtype and dtype in FLOATING_NP:
-        t = t.to(dtype)
     return t
 
 
@@ -337,7 +341,14 @@ def _double_backward_rule(node, ins):
     meta = _out_meta(node)
     if not meta:
         raise RuntimeError(f"forward AD: {node.name()} recorded no outputs during the dual level")
-    us = [zeros(tuple(s), dtype=FROM_NP[d]).requires_grad_(True) for s, d in meta]
+    # the tangents' dtypes promote with the outputs' (a float64 tangent of a float32 primal gives float64, as
+    # PyTorch's formulas, products of the tangent and the primals, do)
+    dts = [FROM_NP[d] for _, d in meta]
+    for t in ins:
+        if t is not None and t.dtype not in dts:
+            dts = [promote_types(d, t.dtype) if d.is_floating_point else d for d in dts]
+    meta = [(s, d) for (s, _), d in zip(meta, dts)]
+    us = [zeros(tuple(s), dtype=d).requires_grad_(True) for s, d in meta]
     for u in us:
         u._fw_aux = True  # a helper leaf: results hanging on it alone are still forward-only
     grads_in = node.backward(*us)
@@ -349,9 +360,9 @@ def _double_backward_rule(node, ins):
         term = (g * t.to(g.dtype)).sum()
         total = term if total is None else total + term
     if total is None or not total.requires_grad:
-        return tuple(zeros(tuple(s), dtype=FROM_NP[d]) for s, d in meta)
+        return tuple(zeros(tuple(s), dtype=d) for s, d in meta)
     res = grad(total, us, allow_unused=True, create_graph=True)
-    return tuple(zeros(tuple(s), dtype=FROM_NP[d]) if r is None else r for r, (s, d) in zip(res, meta))
+    return tuple(zeros(tuple(s), dtype=d) if r is None else r for r, (s, d) in zip(res, meta))
 
 
 def _has_custom_jvp(node) -> bool:
@@ -386,21 +397,31 @@ def _sum(a, b):
     return a if b is None else a + b
 
 
+def _out_dtype(node, i: int = 0):
+    """The dtype of ``node``'s ``i``-th output as noted during the dual level (a rule that casts its tangent to it)."""
+    return FROM_NP[_out_meta(node)[i][1]]
+
+
 def _out_shape(node, i: int = 0) -> tuple:
     """The shape of ``node``'s ``i``-th output as noted during the dual level (for shape ops' rules)."""
     return tuple(_out_meta(node)[i][0])
 
 
-def formula_sum(first, second):
-    """``first + second`` in a forward formula, as PyTorch runs its formulas (``other_t * self_p + self_t * other_p``):
-    an absent tangent is a zero tensor there, whose term adds nothing, but the sum is still the formula's last op
-    (AddBackward0, with no edge for the zero) where the other term records history."""
+def formula_sum(node, first, second):
+    """``first + second`` in ``node``'s forward formula, as PyTorch runs its formulas (``other_t * self_p + self_t *
+    other_p``): an absent tangent is a zero tensor there, whose term adds nothing, but the sum is still the formula's
+    last op (AddBackward0, with no edge for the zero) where the other term records history; and the zero term, a
+    zero tangent times a primal, has the output's dtype and dims, so it promotes the sum (a float32 tangent of a
+    float64 primal gives a float64 tangent)."""
     if first is not None and second is not None:
         return first + second
     t = second if first is None else first
-    if t is None or not t.requires_grad:
+    if t is None:
         return t
-    zero = zeros((), dtype=t.dtype)
+    dtype = _out_dtype(node)
+    if not t.requires_grad:
+        return t.to(promote_types(t.dtype, dtype))
+    zero = zeros((1,) * t.dim(), dtype=dtype)  # (a dimensioned zero: it takes part in type promotion)
     total = zero + t if first is None else t + zero
     total._data[...] = t._data  # (PyTorch's zero tensor adds nothing at all: a -0.0 stays -0.0)
     return total

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._dtype import INEXACT_NP, LOWP_NP, NARROW_NP, float32, get_default_dtype
+from ..._dtype_info import promote_types
 from . import narrow_dtypes
 from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node
@@ -82,8 +83,12 @@ class UnaryNode(Node):
             return (cls.formula(g.conj_physical(), x, y).conj_physical(),)
         if g._data.dtype in LOWP_NP:
             # PyTorch's backward kernels (tanh_backward, ...) compute the formula in float and round once
+            # (rounded to the operands' promoted dtype: a half gradient at a float32 result stays float32)
+            saved = x if x is not None else y
             wide = cls.formula(g.float(), None if x is None else x.float(), None if y is None else y.float())
-            return (wide.to(g.dtype) if wide.dtype is float32 else wide,)
+            narrow = g.dtype if saved is None or saved._data.dtype == g._data.dtype else \
+                promote_types(g.dtype, saved.dtype)
+            return (wide.to(narrow) if wide.dtype is float32 else wide,)
         return (cls.formula(g, x, y),)
 
     def _backward_arrays(self, gd):

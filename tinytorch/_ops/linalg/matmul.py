@@ -97,7 +97,10 @@ class MmBackward0(Node):
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved
-        return formula_sum(None if ta is None else ta.mm(b), None if tb is None else a.mm(tb))
+        # (PyTorch's compiled formula, self_t.mm(other_p) + self_p.mm(other_t), runs its second product first: a
+        # tangent of another dtype is refused there first)
+        second = None if tb is None else a.mm(tb)
+        return formula_sum(self, None if ta is None else ta.mm(b), second)
 
 
 class _GeneralMatmul(Node):
@@ -124,7 +127,10 @@ class _GeneralMatmul(Node):
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved
-        return formula_sum(None if ta is None else ta.matmul(b), None if tb is None else a.matmul(tb))
+        # (PyTorch's compiled formula, self_t.matmul(other_p) + self_p.matmul(other_t), runs its second product first: a
+        # tangent of another dtype is refused there first)
+        second = None if tb is None else a.matmul(tb)
+        return formula_sum(self, None if ta is None else ta.matmul(b), second)
 
 
 def _named(name, fields):

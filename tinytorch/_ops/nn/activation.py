@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._meta_array import MetaArray
 from ..._dtype import NARROW_NP, FLOATING_NP
+from ..._dtype_info import promote_types
 from .._core import narrow_dtypes
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, sum_to
@@ -124,7 +125,7 @@ class _PiecewiseBackward(Node):
 def piecewise_grad(grad: Tensor, x: Tensor, slope, node_cls) -> Tensor:
     """``grad * slope`` elementwise (``slope`` a bool mask or an array of slopes, from ``x``), exactly 0
     where the slope is 0 (PyTorch selects there, so an inf gradient gives 0, not NaN)."""
-    g = grad._data
+    g = _promoted(grad, x)
     if slope.dtype == np.bool_:
         out = np.where(slope, g, g.dtype.type(0))
     else:
@@ -146,6 +147,15 @@ HardshrinkBackwardBackward0 = _piecewise_node("HardshrinkBackwardBackward0")
 ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0")
 
 
+def _promoted(grad: Tensor, x: Tensor) -> np.ndarray:
+    """``grad``'s array in the dtype a backward operator's result has: ``grad``'s and ``x``'s promoted (a float16
+    gradient at a float32 input gives float32, as a forward-mode tangent of another dtype does)."""
+    g = grad._data
+    if g.dtype != x._data.dtype:
+        g = grad.to(promote_types(grad.dtype, x.dtype))._data
+    return g
+
+
 def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """0 where ``y <= 0``, else ``g``: a select, as PyTorch's kernel (a masked inf/NaN gradient gives +0.0,
     where a product would give NaN and numpy's RuntimeWarning; a NaN ``y`` passes its gradient, as
@@ -162,7 +172,7 @@ def threshold_backward(grad_output: Tensor, self: Tensor, threshold=0) -> Tensor
     result, ``threshold`` 0), and F.threshold's (its input and threshold)."""
     if threshold != 0:
         return piecewise_grad(grad_output, self, ~(self._data <= threshold), ThresholdBackwardBackward1)
-    return record(_threshold_backward_array(grad_output._data, self._data), ThresholdBackwardBackward0,
+    return record(_threshold_backward_array(_promoted(grad_output, self), self._data), ThresholdBackwardBackward0,
                   (grad_output, self), (self,))
 
 

@@ -25,7 +25,7 @@ from .._core.record import record
 from .._core.util import (as_array, binary_operands, broadcast_shapes, fit_grad, lowp_round, meta, opmath,
                           reduction_enum)
 from ..pointwise.compare import where as _where
-from ...autograd.forward_ad import _add_terms
+from ...autograd.forward_ad import _add_terms, _out_dtype
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -113,9 +113,10 @@ class MseLossBackward0(Node):
         if d is None:
             return None
         d = (x - t) * 2 * d
-        if self.reduction == "none":
-            return d
-        return d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
+        if self.reduction != "none":
+            d = d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
+        # PyTorch's formula is its decomposition's, copied into the loss: a tangent of another dtype takes the loss's
+        return d.to(_out_dtype(self))
 
 
 def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -363,6 +364,7 @@ class _RegressionLossBackward(Node):
     """smooth_l1 and huber: PyTorch's backward kernels, ``norm * slope(x - t) * g`` for the input and
     ``norm * slope(t - x) * g`` for the target (norm 1 / numel for a mean), from tinytorch ops so that
     grad-of-grad works. ``_slope(d, param)`` is the loss's, ``_param`` names its parameter."""
+    _same_dtype_tangents = False
 
     def backward(self, g):
         x, t = self._unpacked_saved
@@ -375,11 +377,18 @@ class _RegressionLossBackward(Node):
     def jvp(self, tx, tt):
         x, t = self._unpacked_saved
         slope, param = type(self)._slope, getattr(self, self._param)
+        dtype = _out_dtype(self)
+        if self._same_dtype_tangents:  # (PyTorch's huber_loss formula refuses a tangent of another dtype)
+            for tan in (tx, tt):
+                if tan is not None and tan.dtype != dtype:
+                    raise RuntimeError(f"Found dtype {_legacy(tan._data.dtype)} but expected {_legacy(x._data.dtype)}")
         d = _add_terms(None if tx is None else slope(x - t, param) * tx,
                        None if tt is None else slope(t - x, param) * tt)
-        if d is None or self.reduction == "none":
+        if d is None:
             return d
-        return d.mean() if self.reduction == "mean" else d.sum()
+        if self.reduction != "none":
+            d = d.mean() if self.reduction == "mean" else d.sum()
+        return d.to(dtype)  # (smooth_l1's formula is its decomposition's, copied into the loss: the loss's dtype)
 
 
 class SmoothL1LossBackward0(_RegressionLossBackward):
@@ -392,6 +401,7 @@ class HuberLossBackward0(_RegressionLossBackward):
     saved_fields = (("delta", "delta"), ("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0),
                     ("target", 1))
     _slope, _param = staticmethod(_huber_slope), "delta"
+    _same_dtype_tangents = True
 
 
 def _regression_loss(input: Tensor, target: Tensor, reduction: str, kernel, node_cls, name: str, **param) -> Tensor:

@@ -209,7 +209,7 @@ class MulBackward0(_BinaryNode, SavedPair):
     def jvp(self, ta, tb):
         # PyTorch's formula: other_t * self_p + self_t * other_p
         a, b = self._unpacked_saved
-        return formula_sum(None if tb is None else tb * (self.a_scalar if a is None else a),
+        return formula_sum(self, None if tb is None else tb * (self.a_scalar if a is None else a),
                            None if ta is None else ta * (self.b_scalar if b is None else b))
 
 

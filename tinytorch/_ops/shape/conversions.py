@@ -12,6 +12,7 @@ from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
 from ..._meta_array import c_strides
 from ...autograd.node import Node, elem_strides
+from ...autograd.forward_ad import _out_dtype
 from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
@@ -189,7 +190,7 @@ class ToCopyBackward0(Node):
         return (g.to(self.in_dtype),)
 
     def jvp(self, t):
-        return t  # cast to the result's dtype by the caller
+        return t.to(_out_dtype(self))  # PyTorch's formula: _to_copy(self_t, dtype)
 
 
 def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
