@@ -17,11 +17,11 @@ from ...autograd.grad_mode import _State, no_grad
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._core.batching import composite
-from .._core.registry import aten_only, op
+from .._core.registry import ATEN_ONLY, aten_only, op
 from .._core.util import as_array, complex_grad_error, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
-from ..pointwise.arith import add_scalar, number_sub
+from ..pointwise.arith import add_scalar, mul_scalar, number_sub
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
@@ -275,11 +275,47 @@ class SoftplusBackward0(Node):
 
     def backward(self, g):
         (x,) = self._unpacked_saved
-        bx = x * self.beta
-        return (where(bx > self.threshold, g, g * bx.sigmoid()),)
+        if _State.enabled:  # a graph of the gradient: PyTorch's operator, one node (SoftplusBackwardBackward0)
+            return (softplus_backward(g, x, self.beta, self.threshold),)
+        return (_softplus_grad(g, x, self.beta, self.threshold),)
 
     def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+        # elementwise: the Jacobian is diagonal, so J t is J^T t (PyTorch's formula: softplus_backward(self_t, ...))
+        return softplus_backward(t, self._unpacked_saved[0], self.beta, self.threshold)
+
+
+def _softplus_grad(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
+    """d softplus(x) / dx = sigmoid(beta x) times ``g``, ``g`` itself where softplus is linear."""
+    bx = x * beta
+    return where(bx > threshold, g, g * bx.sigmoid())
+
+
+class SoftplusBackwardBackward0(Node):
+    """softplus_backward(grad_output, self): linear in grad_output; its derivative in self is grad_output times
+    softplus'' = beta sigmoid'(beta x), 0 where beta x is not below the threshold (PyTorch's formula: the product
+    sent through sigmoid_backward, masked, times beta)."""
+    saved_fields = (("beta", "beta"), ("grad_output", 0), ("self", 1), ("threshold", "threshold"))
+
+    def backward(self, gg):
+        g, x = self._unpacked_saved
+        dx = None
+        if self.next_functions[1][0] is not None:
+            bx = mul_scalar(x, self.beta)
+            curved = _make((bx._data < self.threshold).astype(x._data.dtype))
+            dx = mul_scalar(ATEN_ONLY["sigmoid_backward"](gg * g, bx.sigmoid()) * curved, self.beta)
+        return (softplus_backward(gg, x, self.beta, self.threshold) if self.next_functions[0][0] is not None
+                else None, dx)
+
+
+@aten_only("softplus_backward", recorded=True)
+def softplus_backward(grad_output: Tensor, self: Tensor, beta, threshold) -> Tensor:
+    """``torch.ops.aten.softplus_backward``: softplus's input gradient, recorded as one node where autograd records."""
+    with no_grad():
+        out = _softplus_grad(grad_output, self, beta, threshold)
+    if _State.enabled and (grad_output._requires_grad or self._requires_grad):
+        return record(out._data, SoftplusBackwardBackward0, (grad_output, self), (grad_output, self), beta=beta,
+                      threshold=threshold)
+    return out
 
 
 @silent  # logaddexp(0, NaN) warns in numpy; PyTorch's NaN comes silently
@@ -306,12 +342,16 @@ class EluBackward0(Node):
         return (_elu_node_grad(g, saved, self.alpha, self.scale, self.input_scale, type(self) is EluBackward1),)
 
     def jvp(self, t):
-        return self.backward(t)[0]  # elementwise: the Jacobian is diagonal, so J t is J^T t
+        # elementwise: the Jacobian is diagonal, so J t is J^T t (PyTorch's formula: elu_backward(self_t, ...))
+        return self.backward(t)[0]
 
 
 def _elu_node_grad(g: Tensor, saved: Tensor, alpha: float, scale: float, input_scale: float,
                    is_result: bool) -> Tensor:
-    """The gradient elu's and celu's nodes hand on: from the input, or from the in-place form's result."""
+    """The gradient elu's and celu's nodes hand on: from the input, or from the in-place form's result; where
+    autograd records it (create_graph, a forward rule), PyTorch's operator, one node (EluBackwardBackward0)."""
+    if _State.enabled:
+        return elu_backward(g, alpha, scale, input_scale, is_result, saved)
     if is_result:
         return _elu_grad_of_result(g, saved, alpha, scale, input_scale)
     return _elu_grad(g, saved, alpha, scale, input_scale)
@@ -335,8 +375,37 @@ def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: f
     positive, as PyTorch's kernel)."""
     with no_grad():
         if not is_result:
-            return _elu_grad(grad_output, self_or_result, alpha, scale, input_scale)
-        return _elu_grad_of_result(grad_output, self_or_result, alpha, scale, input_scale)
+            out = _elu_grad(grad_output, self_or_result, alpha, scale, input_scale)
+        else:
+            out = _elu_grad_of_result(grad_output, self_or_result, alpha, scale, input_scale)
+    if _State.enabled and (grad_output._requires_grad or self_or_result._requires_grad):
+        return record(out._data, EluBackwardBackward0, (grad_output, self_or_result), (grad_output, self_or_result),
+                      alpha=alpha, scale=scale, input_scale=input_scale, is_result=is_result)
+    return out
+
+
+class EluBackwardBackward0(Node):
+    """elu_backward(grad_output, ..., self_or_result): linear in grad_output; its derivative in the input is
+    grad_output times elu'' = scale alpha input_scale^2 exp(input_scale x) where x < 0 (elu_backward of
+    input_scale grad_output), 0 elsewhere; from the result y, grad_output input_scale where y < 0 (the gradient
+    there is grad_output input_scale (y + alpha scale))."""
+    saved_fields = (("alpha", "alpha"), ("grad_output", 0), ("input_scale", "input_scale"),
+                    ("is_result", "is_result"), ("scale", "scale"), ("self_or_result", 1))
+
+    def backward(self, gg):
+        g, saved = self._unpacked_saved
+        alpha, scale, input_scale = self.alpha, self.scale, self.input_scale
+        d_out = None
+        if self.next_functions[0][0] is not None:
+            d_out = elu_backward(gg, alpha, scale, input_scale, self.is_result, saved)
+        d_saved = None
+        if self.next_functions[1][0] is not None:  # (PyTorch's formula: masked where the input is negative)
+            bent = _make((saved._data < 0).astype(saved._data.dtype))
+            scaled = mul_scalar(gg * g, input_scale)
+            if not self.is_result:
+                scaled = elu_backward(scaled, alpha, scale, input_scale, False, saved)
+            d_saved = scaled * bent
+        return d_out, d_saved
 
 
 class EluBackward1(EluBackward0):
