@@ -132,8 +132,6 @@ KNOWN = {
     "smooth_l1_loss": _FUSED.format("SmoothL1LossBackwardBackward0"),
     "huber_loss": _FUSED.format("HuberLossBackwardBackward0"),
     "binary_cross_entropy": _FUSED.format("BinaryCrossEntropyBackwardBackward0"),
-    "softplus": _FUSED.format("SoftplusBackwardBackward0"),
-    "elu": _FUSED.format("EluBackwardBackward0"),
     "hardswish": _FUSED.format("HardswishBackwardBackward0"),
     "logsigmoid": _FUSED.format("LogSigmoidBackwardBackward0"),
     "mish": "tinytorch computes softplus stably (clamp + log1p(exp(-|x|))) where PyTorch's mish_backward takes "
