@@ -5,6 +5,7 @@ that refuse another dtype)."""
 import numpy as np
 import pytest
 
+import _paths
 import tinytorch
 
 RNG = np.random.default_rng(7)
@@ -68,6 +69,9 @@ def _run(L, name, primal, tangent):
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_tangent_dtype_values_and_errors_as_pytorch(torch, name, primal, tangent):
     ours, theirs = _run(tinytorch, name, primal, tangent), _run(torch, name, primal, tangent)
+    if theirs[1].startswith("itensor_view_from_dense") and _paths.reference_mode():
+        pytest.skip("PyTorch's refusal is oneDNN's gelu_backward (a float64 gradient), a CPU path that "
+                    "TINYTORCH_REFERENCE=1 does not run")
     assert ours[:2] == theirs[:2]
     if ours[2] is not None:
         tol = 2e-3 if "float16" in (primal, tangent) else 1e-5 if "float32" in (primal, tangent) else 1e-12
