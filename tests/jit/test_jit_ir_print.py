@@ -532,3 +532,73 @@ def test_a_direct_forward_call_is_no_method_call(torch):
     traced = tt.jit.trace(make(tt), _one(tt))
     with pytest.raises(NotImplementedError, match="read outside its module's forward"):
         _ = traced.graph
+
+
+# -- scripted programs called by a traced one -----------------------------------------------------------
+def _calls_scripted(lib):
+    """A scripted submodule and a scripted function inside a traced forward."""
+    class Inner(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin(x).relu()
+
+    @lib.jit.script
+    def shifted(x):
+        return x.sigmoid() + 1
+
+    class CallsScripted(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = lib.jit.script(_named(Inner, "Inner")())
+
+        def forward(self, x):
+            return shifted(self.inner(x) * 2) - x
+    return _named(CallsScripted, "CallsScripted")()
+
+
+def test_a_scripted_program_called_in_a_trace_runs_right_and_its_text_is_refused(torch):
+    """PyTorch keeps a ``prim::CallMethod`` / ``prim::CallFunction`` of the scripted graph; tinytorch's trace
+    inlines its ops: the traced program computes what the original does on new inputs, and its texts are
+    refused rather than printed as another graph."""
+    results = []
+    for lib in (tt, torch):
+        lib.manual_seed(0)
+        m = _calls_scripted(lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = lib.jit.trace(m, _one(lib))
+        new = lib.linspace(-2, 2, 12).reshape(3, 4)
+        got = traced(new)
+        assert lib.allclose(got, m(new))
+        results.append(got.detach().numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6, atol=1e-7)
+    assert "prim::CallFunction" in str(torch.jit.trace(_calls_scripted(torch), _one(torch)).graph)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = tt.jit.trace(_calls_scripted(tt), _one(tt))
+    for what in ("graph", "inlined_graph", "code"):
+        for printed in (ours, ours.inner):
+            with pytest.raises(NotImplementedError, match="the scripted Inner it called"):
+                getattr(printed, what)
+
+
+def test_a_scripted_function_in_a_trace_never_freezes_its_branch(torch):
+    """PyTorch's scripted function keeps its ``if`` in the trace; tinytorch's inlined ops cannot, so reading a
+    tensor's value there raises (never the example's branch for every input)."""
+    def make(lib):
+        @lib.jit.script
+        def branchy(x):
+            if x.sum() > 0:
+                return x * 2
+            return -x
+        return lambda x: branchy(x) + 1
+    x = tt.rand(3, 4)
+    rx = torch.from_numpy(x.numpy())
+    fn = make(torch)
+    traced = torch.jit.trace(fn, rx)
+    assert torch.equal(traced(-rx), fn(-rx))  # PyTorch follows the branch
+    with pytest.raises(RuntimeError, match="cannot compile branchy: it converts a tensor to a Python boolean"):
+        tt.jit.trace(make(tt), x)

@@ -268,6 +268,10 @@ class Traced:
         out = program.out_spec
         if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
             _refuse("an output other than a tensor or a tuple of tensors")
+        scripted = getattr(program, "scripted", ())
+        if scripted:
+            _refuse(f"the scripted {scripted[0]} it called (PyTorch keeps a call of its compiled graph, a "
+                    "prim::CallMethod or prim::CallFunction; tinytorch's trace holds its ops inlined)")
         self.module = module
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
