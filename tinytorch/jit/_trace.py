@@ -221,9 +221,6 @@ class _Recording(_capture.Recording):
     def exit_call(self, call, out) -> None:
         self._open.pop()
         call.end = len(self.graph.nodes)
-        call.output = self.nodes.get(id(out)) if isinstance(out, Tensor) else None
-        if call.output is None and call.problem is None:
-            call.problem = "returns something other than one tensor"
 
     def _local_names(self, args, kwargs, functional_only: bool) -> list:
         """(tensor, the local variable's name) for an op's inputs. PyTorch's tracer names an op's unnamed input
@@ -303,7 +300,6 @@ class _Call:
         self.depth = 0 if parent is None else parent.depth + 1
         self.end = start
         self.inputs: list = []
-        self.output = None
         self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
 
 
