@@ -32,8 +32,8 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
 factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
-holding parameters or buffers under names of different modules, a scripted program called in the trace, a loaded
-program."""
+held under several names that holds parameters or buffers or whose names are in different modules, a scripted
+program called in the trace, a loaded program."""
 from __future__ import annotations
 
 import math

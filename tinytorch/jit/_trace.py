@@ -303,6 +303,15 @@ class _Call:
         self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
 
 
+def _shared_problem(module: Module, sub: Module, paths: list) -> bool:
+    """Whether ``sub``, held under several names (``paths``), is a module whose calls ``_ir.py`` cannot print as
+    PyTorch does. PyTorch's tracer calls it by its first name (``named_modules``'s); its names under one module
+    read it there, but a tensor it holds is bound again for each later name (a view of it, dropped, numbering
+    values tinytorch does not follow), and names under several modules read it through another's scope."""
+    owners = {id(module.get_submodule(p.rpartition(".")[0])) for p in paths}
+    return len(owners) > 1 or any(True for _ in sub.parameters()) or any(True for _ in sub.buffers())
+
+
 @contextlib.contextmanager
 def _watching_calls(module: Module, rec: _Recording):
     """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
@@ -314,8 +323,7 @@ def _watching_calls(module: Module, rec: _Recording):
     for path, sub in module.named_modules():
         if sub is module or "forward" in sub.__dict__:
             continue
-        owners = {p.rpartition(".")[0] for p in names[id(sub)]}
-        if len(owners) > 1:  # (which attribute PyTorch's method call reads it by is not known here)
+        if len(names[id(sub)]) > 1 and _shared_problem(module, sub, names[id(sub)]):
             path = f"{path} (also {', '.join(names[id(sub)][1:])})"
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
