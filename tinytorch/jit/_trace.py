@@ -305,9 +305,12 @@ class _Call:
 
 def _shared_problem(module: Module, sub: Module, paths: list) -> bool:
     """Whether ``sub``, held under several names (``paths``), is a module whose calls ``_ir.py`` cannot print as
-    PyTorch does. PyTorch's tracer calls it by its first name (``named_modules``'s); its names under one module
-    read it there, but a tensor it holds is bound again for each later name (a view of it, dropped, numbering
-    values tinytorch does not follow), and names under several modules read it through another's scope."""
+    PyTorch does. Names under one module: PyTorch's tracer calls it by the first (``named_children`` skips the
+    others), which ``_ir.py`` follows. But a tensor it holds is bound again for each later name, as a view (a
+    constant per size, their list, the view), and that view's read of the tensor becomes a chain of GetAttr from
+    the top (all dropped, yet numbered and named: the later GetAttrs of the tensor read ``bias.3``), which
+    ``_ir.py`` does not follow; and names under several modules make the last name its scope, read through the
+    other's block."""
     owners = {id(module.get_submodule(p.rpartition(".")[0])) for p in paths}
     return len(owners) > 1 or any(True for _ in sub.parameters()) or any(True for _ in sub.buffers())
 
