@@ -32,7 +32,8 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
 factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
-held under two names or whose other values than its result are used after it, a loaded program."""
+held under several names that holds parameters or buffers or whose names are in different modules, a scripted
+program called in the trace, a loaded program."""
 from __future__ import annotations
 
 import math
@@ -253,11 +254,12 @@ class Traced:
 
     PyTorch's tracer records a submodule's call as a block and lifts each block into a method of the submodule
     (``FixupTraceScopeBlocks``): the block takes ``self`` as an input and a ``prim::GetAttr`` at its start for each
-    attribute it reads; a value made in the block and used after it becomes its result (none: the method returns
-    None); then the block is copied into a graph of its own, numbered afresh, each value it reads from outside
-    becoming an input of the method, in the order the copy meets them (so ``forward(a, b)`` that reads ``b``
-    first takes ``(b, a)``, and an input it never reads is no argument). The same submodule called again gets
-    another method, ``forward1``."""
+    attribute it reads; the values made in the block and used after it become its results, in the order their
+    uses are met, whatever the forward returned in Python (none: the method returns None; several: a tuple, which
+    the caller unpacks); then the block is copied into a graph of its own, numbered afresh, each value it reads
+    from outside becoming an input of the method, in the order the copy meets them (so ``forward(a, b)`` that
+    reads ``b`` first takes ``(b, a)``, and an input it never reads is no argument). The same submodule called
+    again gets another method, ``forward1``."""
 
     def __init__(self, program, module=None):
         names = getattr(program, "local_names", None)
@@ -268,6 +270,10 @@ class Traced:
         out = program.out_spec
         if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
             _refuse("an output other than a tensor or a tuple of tensors")
+        scripted = getattr(program, "scripted", ())
+        if scripted:
+            _refuse(f"the scripted {scripted[0]} it called (PyTorch keeps a call of its compiled graph, a "
+                    "prim::CallMethod or prim::CallFunction; tinytorch's trace holds its ops inlined)")
         self.module = module
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
@@ -314,30 +320,37 @@ class Traced:
                 node.call, node.index = call, index
         # where each value was made: the call whose block holds it (None: the forward itself)
         self.made_in = {o: node.call for node in g.nodes for o in node.outputs}
-        used_by: dict = {}
-        for node in g.nodes:
-            for v in node.inputs:
-                used_by.setdefault(v, []).append(node.call)
-        used_by.setdefault(g.returned, []).append(None)
         modules: dict = {}
         for c in self.calls:
-            c.output_value = values[c.output]
             c.module_value = modules.setdefault(c.path, Value(-1, f"__torch__.{_qualified(type(c.module))}"))
             c.self_value = Value(-1, c.module_value.type)
             g.set_name(c.self_value, "self")  # (each block's self, in the order the calls began)
-            # a value made in the call and used after it is its result; else the method returns None
-            c.returns = (self._inside(self.made_in.get(c.output_value, False), c)
-                         and any(not self._inside(user, c) for user in used_by.get(c.output_value, ())))
-        for v, users in used_by.items():  # a call's other values stay in it
-            made = self.made_in.get(v)
-            for c in self.calls:
-                if (self._inside(made, c) and any(not self._inside(u, c) for u in users)
-                        and not (v is c.output_value and c.returns)):
-                    _refuse(f"a value the submodule {c.path} computed other than its result, used outside it")
+            c.outs = []
+        self._lift_uses(None)
+        self._lift(g.returned, None)
         self._names_of_methods()
         self._blocks: dict = {}    # call -> [(what it reads, its GetAttr value, attribute name)]
         self._methods: dict = {}   # call -> its method's graph
         self._name_attributes()
+
+    def _lift(self, v: Value, user) -> None:
+        """A value used in ``user``'s block (a call, None: the forward) but made in a block inside another: each
+        block from the one that made it up to the one holding ``user`` gets it as a result, as PyTorch's
+        ``MakeDefsDominateUses`` makes them (in the order the uses are met)."""
+        block = self.made_in.get(v, False)
+        while block is not None and block is not False and not self._inside(user, block):
+            if v not in block.outs:
+                block.outs.append(v)
+            block = block.parent
+
+    def _lift_uses(self, call) -> None:
+        """The uses in ``call``'s block, its nodes' then those of the blocks inside, in the order made."""
+        for item in self._direct(call):
+            if isinstance(item, Node):
+                for v in item.inputs:
+                    self._lift(v, call)
+            else:
+                self._lift_uses(item)
 
     @staticmethod
     def _inside(made, call) -> bool:
@@ -439,17 +452,28 @@ class Traced:
         self_value = raw.inputs[0] if self.module is not None else None
         replaced: dict = {}
         g.nodes = self._getattrs(None, self_value, replaced) if self_value is not None else []
-        g._next = raw._next + sum(2 + (not c.returns) for c in self.calls)
+        # the values made and dropped: per call its block's self and a result for each value it gives out; the
+        # GetAttrs; then, call by call as their methods are made, a None (and its place) where a block gives out
+        # nothing, the tuple of its results, the call's tuple and their unpacking where it gives out several
+        g._next = raw._next + sum(1 + len(c.outs) for c in self.calls)
         g._next += sum(len(self._reads(c)) for c in [None] + self.calls)
+        unpacked: dict = {}
+        for c in sorted(self.calls, key=lambda c: (c.end, -c.depth)):
+            if len(c.outs) > 1:
+                unpacked[c] = [Value(g._next + 2 + k, v.type) for k, v in enumerate(c.outs)]
+            g._next += 2 if not c.outs else 2 + len(c.outs) if len(c.outs) > 1 else 0
         for item in self._direct(None):
             if isinstance(item, Node):
                 g.nodes.append(item.with_inputs([replaced.get(v, v) for v in item.inputs]))
                 continue
             args = [replaced[item.module_value]] + [replaced.get(v, v) for v in self.method(item).captured]
-            out = g.value("Tensor" if item.returns else "NoneType")
-            if item.returns:
-                replaced[item.output_value] = out
+            out = g.value(_returned_type(item))
             g.nodes.append(self._call_node(item, args, out))
+            if len(item.outs) == 1:
+                replaced[item.outs[0]] = out
+            elif item.outs:
+                g.nodes.append(_unpack(out, unpacked[item]))
+                replaced.update(zip(item.outs, unpacked[item]))
         g.returned = replaced.get(raw.returned, raw.returned)
         _eliminate_dead(g)
         return g
@@ -507,15 +531,24 @@ class Traced:
                 nodes.append(node)
             else:  # the call's node: its result is made, then its inputs are read; a CallMethod replaces it
                 node = Node("prim::TracedModuleForward", [])
-                stand_in = value("Tensor" if item.returns else "NoneType", node)
+                stand_in = value(_returned_type(item), node)
                 node.outputs.append(stand_in)
-                if item.returns:
-                    local[item.output_value] = stand_in
+                if len(item.outs) == 1:
+                    local[item.outs[0]] = stand_in
                 node.inputs = [local[item.module_value]] + [read(v) for v in self.method(item).captured]
                 calls.append((item, node))
                 nodes.append(node)
-        if call.returns:
-            g.returned = local[call.output_value]
+                if len(item.outs) > 1:  # (its results unpacked after it)
+                    nodes.append(_unpack(stand_in, [value(v.type) for v in item.outs]))
+                    local.update(zip(item.outs, nodes[-1].outputs))
+        if len(call.outs) == 1:
+            g.returned = local[call.outs[0]]
+        elif call.outs:  # several results: a tuple of them at its end
+            items = [local[v] for v in call.outs]
+            tup = Node("prim::TupleConstruct", items)
+            tup.outputs.append(value(f"({', '.join(v.type for v in items)})", tup))
+            nodes.append(tup)
+            g.returned = tup.outputs[0]
         else:  # (the block returns nothing: a None is made at its end)
             none = Node("prim::Constant", [], "")
             none.outputs.append(value("NoneType", none))
@@ -611,6 +644,20 @@ class Traced:
         rest = [n.with_inputs([pooled.get(v, v) for v in n.inputs]) for n in body if n.kind != "prim::Constant"]
         returned = swap.get(m.returned, m.returned)
         return m.inputs, list(reversed(constants)) + rest, pooled.get(returned, returned)
+
+
+def _returned_type(call) -> str:
+    """The type of a method call's result (its method's return type)."""
+    n = len(call.outs)
+    return "NoneType" if not n else "Tensor" if n == 1 else f"({', '.join(['Tensor'] * n)})"
+
+
+def _unpack(tup: Value, outs: list) -> Node:
+    node = Node("prim::TupleUnpack", [tup])
+    for v in outs:
+        v.node = node
+        node.outputs.append(v)
+    return node
 
 
 def _scope(call) -> str | None:
@@ -883,6 +930,11 @@ class _Code:
     def write(self) -> str:
         for node in self.g.nodes:
             if node.kind == "prim::Constant":
+                continue
+            if node.kind == "prim::TupleUnpack":  # (a trailing ", " after each name, as PythonPrint writes)
+                names = [self.name_for(o) for o in node.outputs]
+                self.exprs.update(zip(node.outputs, names))
+                self.lines.append(f"  {''.join(n + ', ' for n in names)}= {self.expr(node.inputs[0])}")
                 continue
             text = self.rhs(node)
             out = node.outputs[0]

@@ -138,6 +138,7 @@ class _Program:
 
     local_names = None
     calls = ()
+    scripted = ()  # the scripted programs the trace called (their ops inlined: _ir.py refuses to print it)
     repeated = ()  # the positions of inputs that were a tensor given before (the tracer's view of it, _ir.py)
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
@@ -201,6 +202,7 @@ class _Recording(_capture.Recording):
         # tensor where the op was called): PyTorch's tracer names a value so when an op first takes it (_ir.py)
         self.local_names: list = []
         self.calls: list = []       # the submodule calls, in the order made (_Call)
+        self.scripted: list = []    # the names of the scripted programs called (_Scripted._traced_through)
         self._open: list = []       # the calls running now, innermost last
 
     def enter_call(self, path: str, module, args, kwargs):
@@ -219,9 +221,6 @@ class _Recording(_capture.Recording):
     def exit_call(self, call, out) -> None:
         self._open.pop()
         call.end = len(self.graph.nodes)
-        call.output = self.nodes.get(id(out)) if isinstance(out, Tensor) else None
-        if call.output is None and call.problem is None:
-            call.problem = "returns something other than one tensor"
 
     def _local_names(self, args, kwargs, functional_only: bool) -> list:
         """(tensor, the local variable's name) for an op's inputs. PyTorch's tracer names an op's unnamed input
@@ -301,8 +300,19 @@ class _Call:
         self.depth = 0 if parent is None else parent.depth + 1
         self.end = start
         self.inputs: list = []
-        self.output = None
         self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
+
+
+def _shared_problem(module: Module, sub: Module, paths: list) -> bool:
+    """Whether ``sub``, held under several names (``paths``), is a module whose calls ``_ir.py`` cannot print as
+    PyTorch does. Names under one module: PyTorch's tracer calls it by the first (``named_children`` skips the
+    others), which ``_ir.py`` follows. But a tensor it holds is bound again for each later name, as a view (a
+    constant per size, their list, the view), and that view's read of the tensor becomes a chain of GetAttr from
+    the top (all dropped, yet numbered and named: the later GetAttrs of the tensor read ``bias.3``), which
+    ``_ir.py`` does not follow; and names under several modules make the last name its scope, read through the
+    other's block."""
+    owners = {id(module.get_submodule(p.rpartition(".")[0])) for p in paths}
+    return len(owners) > 1 or any(True for _ in sub.parameters()) or any(True for _ in sub.buffers())
 
 
 @contextlib.contextmanager
@@ -316,7 +326,7 @@ def _watching_calls(module: Module, rec: _Recording):
     for path, sub in module.named_modules():
         if sub is module or "forward" in sub.__dict__:
             continue
-        if len(names[id(sub)]) > 1:  # (which attribute PyTorch's method call reads it by is not known here)
+        if len(names[id(sub)]) > 1 and _shared_problem(module, sub, names[id(sub)]):
             path = f"{path} (also {', '.join(names[id(sub)][1:])})"
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
@@ -392,6 +402,7 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
     top = frozenset(target.split(".")[0] for target in paths.values())
     program = _Program(gm, in_spec, out_spec, shapes, top)
     program.local_names, program.calls, program.repeated = rec.local_names, rec.calls, tuple(repeated)
+    program.scripted = tuple(rec.scripted)
     return program
 
 
@@ -657,6 +668,9 @@ class _Scripted:
         self.last = None
 
     def __call__(self, owner, args, kwargs):
+        rec = _capture._THREAD.recording
+        if isinstance(rec, _Recording):  # called by a program being traced
+            return self._traced_through(rec, args, kwargs)
         if kwargs:
             args = _bind(self.fn, args, kwargs)
         key = _signature(args, self.module)
@@ -680,6 +694,19 @@ class _Scripted:
         self.last = entry
         ts = tuple(x for x in pytree.tree_leaves(args) if isinstance(x, Tensor))
         return entry.run(owner, ts)
+
+    def _traced_through(self, rec: _Recording, args, kwargs):
+        """Inside ``torch.jit.trace``: PyTorch calls the compiled graph (``prim::CallMethod``,
+        ``prim::CallFunction``), which keeps its control flow. Here its ops join the trace's graph, so a value it
+        reads from a tensor raises as in a scripted call (never frozen); ``_ir.py`` refuses to print the trace."""
+        rec.scripted.append(self.name)
+        reads = _capture._THREAD.reads
+        refused = reads.refuse_values
+        reads.refuse_values = self.name
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            reads.refuse_values = refused
 
     def graph(self):
         """PyTorch's compiled graph of the source (``_script_ir.py``; refused outside its subset)."""
