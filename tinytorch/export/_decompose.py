@@ -64,7 +64,7 @@ def run_decompositions(ep, decomp_table=None):
     unbacked.write_checks = False
     sig = ep.graph_signature
     env, outputs, placed = {}, None, {}
-    state = {s.arg.name: ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
+    state = {s.arg.name: ep.state_dict[s.target] if s.target in ep.state_dict else ep.constants[s.target]
              for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
     with no_grad():
         for node in ep.graph.nodes:
