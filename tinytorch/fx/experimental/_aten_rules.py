@@ -139,6 +139,7 @@ log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 t.default(Tensor self)
 slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
 select.int(Tensor self, int dim, SymInt index)
+narrow.default(Tensor self, int dim, SymInt start, SymInt length)
 index.Tensor(Tensor self, Tensor?[] indices)
 alias.default(Tensor self)
 bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
@@ -734,7 +735,10 @@ def _chunk(g, _, a, out):
 
 
 def _narrow(g, _, a, out):
+    """``narrow.default`` as export records it; below it (make_fx, run_decompositions) the ``slice`` it is."""
     dim, start, length = a.arg(1), a.arg(2), a.arg(3)
+    if g.predispatch and not isinstance(start, Tensor):
+        return g.call("narrow.default", a.self, dim, start, length)
     start = int(start) if isinstance(start, Tensor) else start
     if start < 0:
         start += a.self.shape[dim]
