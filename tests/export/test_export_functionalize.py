@@ -98,6 +98,8 @@ VIEW_WRITES = {
 VIEWS = {
     "second_view_written": "z = x * 2; z[0].add_(1); z[2].mul_(y[1]); return z + 1",
     "views_made_again": "z = x * 2; v = z[1:]; v.mul_(3); u = z[:2]; return u + v",
+    "input_view_made_again": "x[1:].add_(1); return x[1:] * 2",
+    "view_after_written_view": "z = x * 2; z[1:].relu_(); z[0].neg_(); return z",
     "through_t": "z = x * w.reshape(3, 1); z.t()[1].mul_(2); return z",
     "other_alias": "z = x * w.reshape(3, 1); z[0].add_(1); a = z.t(); z[1].add_(1); return a",
     "view_alias": "z = x * 2; a = z.view(3); z[1].add_(1); return a",
