@@ -90,15 +90,18 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     example's values ({u-index: by}; ``_unbacked.py``)."""
     rec = Recording(predispatch=True)
     rec.unbacked = _unbacked.Unbacked(rec, shifts)
-    specs, state = [], {}
+    specs, state, non_persistent = [], {}, {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
                                 (InputKind.BUFFER, "b_", mod.named_buffers())):
         for target, t in named:
             node = rec.graph.placeholder(prefix + target.replace(".", "_"))
             rec.bind(t, node)
-            persistent = None if kind is InputKind.PARAMETER else True
+            path, _, name = target.rpartition(".")
+            # a buffer left out of the state dict (persistent=False) is held in the program's constants
+            persistent = None if kind is InputKind.PARAMETER else \
+                name not in mod.get_submodule(path)._non_persistent_buffers_set
             specs.append(InputSpec(kind, TensorArgument(node.name), target, persistent))
-            state[target] = t
+            (state if persistent is not False else non_persistent)[target] = t
     lifted = {}
     for target, t in _tensor_attributes(mod):  # plain tensors held as attributes: CONSTANT_TENSOR inputs
         node = rec.graph.placeholder("c_" + target.replace(".", "_"))
@@ -120,7 +123,7 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     out_leaves, out_spec = pytree.tree_flatten(out)
     outputs = tuple(rec.node(t) for t in out_leaves)
     rec.graph.output(outputs)
-    constants, at = {}, sum(1 for s in specs if s.kind is not InputKind.USER_INPUT)
+    constants, at = dict(non_persistent), sum(1 for s in specs if s.kind is not InputKind.USER_INPUT)
     read = {}  # the constant inputs the program read: attributes, then the tensors it made (a list index)
     for node, (target, t) in lifted.items():
         if node.users:

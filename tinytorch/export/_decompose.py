@@ -12,9 +12,11 @@ In-place operators are functionalised as PyTorch's pass does (``_functionalised`
 ``aten.add.Tensor``, whose node stands for ``x`` from then on (``_to_copy`` back to ``x``'s dtype where the result's
 differs; ``copy_`` and ``fill_`` of a tensor as ``aten.copy``, the fills as ``full_like``, by the capture's
 ``_filled_core``), and a buffer or user input written so is an output of the graph, ``BUFFER_MUTATION`` /
-``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into a view, or into a base that has views,
-stays in place (PyTorch scatters it into the base: ``select_scatter``...), and so does an in-place operator
-whose out-of-place namesake does not compute the same floats.
+``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into a ``select``/``slice``/``diagonal`` view,
+or into a base that has such views, is scattered into the base as PyTorch's pass scatters it (``_Views``:
+``slice_scatter``, ``diagonal_scatter``, ``select_scatter`` as its ``where``), the other views made again from the
+base's new node; a write into a base that has other aliases (``t()``, ``view``) stays in place, and so does an
+in-place operator whose out-of-place namesake does not compute the same floats.
 
 Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
 empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
@@ -64,8 +66,9 @@ def run_decompositions(ep, decomp_table=None):
     unbacked.write_checks = False
     sig = ep.graph_signature
     env, outputs, placed = {}, None, {}
-    state = {s.arg.name: ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
+    state = {s.arg.name: ep.state_dict[s.target] if s.target in ep.state_dict else ep.constants[s.target]
              for s in sig.input_specs if s.kind is not InputKind.USER_INPUT}
+    views = _Views(rec)
     with no_grad():
         for node in ep.graph.nodes:
             if node.op == "placeholder":
@@ -103,15 +106,20 @@ def run_decompositions(ep, decomp_table=None):
                     check.meta["val"] = None
                     _inherit(node, [check])
                     continue
+                for t in pytree.tree_leaves((args, kwargs)):
+                    views.sync(t)
                 known = set(rec.graph.nodes)
-                if _functionalised(rec, node.target, args, kwargs):
+                if views.write(node.target, args, kwargs) or _functionalised(rec, node.target, args, kwargs):
                     env[node] = args[0]
                 else:
                     with capturing(rec):
                         env[node] = node.target(*args, **kwargs)
+                    views.track(args[0] if args else None, env[node], [n for n in rec.graph.nodes if n not in known])
                 _inherit(node, [n for n in rec.graph.nodes if n not in known])
             elif node.op == "output":
                 outputs = [env[a] for a in node.args[0]]
+                for t in outputs:
+                    views.sync(t)
     out_nodes = tuple(rec.node(t) if isinstance(t, (Tensor, _Symbolic)) else t for t in outputs)
     mutations = _mutated_inputs(rec, sig, placed)
     rec.graph.output(tuple(n for _, n in mutations) + out_nodes)
@@ -139,7 +147,130 @@ def _functional_form(target):
         return None
 
 
-def _functionalised(rec, target, args: tuple, kwargs: dict) -> bool:
+class _Views:
+    """The views a write can be scattered back through, as PyTorch's functionalisation does: ``select``, ``slice``
+    and ``diagonal`` (``narrow`` is a ``slice``), each view known by its base (a tensor that is no such view) and
+    the steps from it. A write into such a view is its out-of-place op on the view's node, then written into the
+    base by the scatter of each step, innermost first (``slice_scatter``, ``diagonal_scatter``, and
+    ``select_scatter`` as its core decomposition: a ``where`` of an ``arange`` mask), the intermediate views made
+    again from the base; the base's node is then the scatter's. A view of a base written since it was made (and the
+    written view itself) is made again from the base's latest node at its next use.
+
+    Only where every tensor the graph holds that shares the base's memory is the base or one of these views of
+    it: another alias (a ``t()``, a ``view``) would not see a new node, so such a write stays in place."""
+
+    SCATTER = {"select": "_select_scatter", "slice": "slice_scatter.default", "diagonal": "diagonal_scatter.default"}
+
+    def __init__(self, rec):
+        self.rec = rec
+        self.of: dict = {}   # id(view) -> [view, base, steps ((overload, arguments) each), its base's generation]
+        self.gen: dict = {}  # id(base) -> how many writes the base has had through its views or into itself
+
+    def track(self, src, out, made: list) -> None:
+        """``out``, made from ``src`` by the nodes ``made``: a view of ``src``'s base where those are the views'
+        ops, one on the other from ``src``'s node to ``out``'s."""
+        if not (type(src) is Tensor and type(out) is Tensor and made) or not np.may_share_memory(src._data,
+                                                                                              out._data):
+            return
+        at, steps = self.rec.nodes.get(id(src)), []
+        for n in made:
+            name = getattr(getattr(n.target, "_packet", None), "_name", None)
+            if name not in self.SCATTER or not n.args or n.args[0] is not at or n.kwargs:
+                return
+            steps.append((f"{name}.{n.target._overloadname}", tuple(n.args[1:])))
+            at = n
+        if at is not self.rec.nodes.get(id(out)):
+            return
+        parent = self.of.get(id(src))
+        base, before = (parent[1], parent[2]) if parent is not None and parent[0] is src else (src, [])
+        self.of[id(out)] = [out, base, before + steps, self.gen.get(id(base), 0)]
+
+    def sync(self, t) -> None:
+        """A view whose base was written since it was made: made again from the base's latest node."""
+        v = self.of.get(id(t)) if type(t) is Tensor else None
+        if v is None or v[0] is not t or v[3] == self.gen.get(id(v[1]), 0):
+            return
+        node = self.rec.node(v[1])
+        for overload, a in v[2]:
+            node = self.rec.call(overload, node, *a)
+        self.rec.nodes[id(t)] = node
+        v[3] = self.gen.get(id(v[1]), 0)
+
+    def write(self, target, args: tuple, kwargs: dict) -> bool:
+        """The in-place call ``target(*args, **kwargs)`` functionalised and scattered into the written view's base
+        (or into a base that has views: its views made again later); False where it is not (nothing recorded)."""
+        self_ = args[0] if args else None
+        name = getattr(getattr(target, "_packet", None), "_name", "")
+        if type(self_) is not Tensor or not name.endswith("_") or name.startswith("_"):
+            return False
+        v = self.of.get(id(self_))
+        if v is not None and v[0] is self_:
+            base, steps = v[1], v[2]
+        elif any(w[1] is self_ for w in self.of.values()):
+            base, steps = self_, []
+        else:
+            return False
+        rec = self.rec
+        for h in rec.held:  # every alias of the base is one of its views known here
+            if h is not base and type(h) is Tensor and np.may_share_memory(h._data, base._data):
+                w = self.of.get(id(h))
+                if w is None or w[0] is not h or w[1] is not base:
+                    return False
+        before = rec.nodes.get(id(self_))
+        rec.scattered = self_
+        try:
+            if _functional_form(target) is not None:
+                if not _functionalised(rec, target, args, kwargs, aliased=True):
+                    return False
+            elif name in ("fill_", "zero_", "copy_"):  # (the capture writes them as full_like and copy)
+                known = set(rec.graph.nodes)
+                with capturing(rec):
+                    target(*args, **kwargs)
+                if rec.nodes.get(id(self_)) in (before, None) or rec.nodes[id(self_)] in known:
+                    raise RuntimeError(f"run_decompositions: {target} into a view was not functionalised")
+            else:
+                return False
+        finally:
+            rec.scattered = None
+        node = rec.nodes[id(self_)]
+        if steps:
+            values = [base]  # the intermediate views' values, for the sizes select_scatter's mask needs
+            for overload, a in steps[:-1]:
+                values.append(_aten(overload)(values[-1], *a))
+            bases = [rec.node(base)]
+            for overload, a in steps[:-1]:
+                bases.append(rec.call(overload, bases[-1], *a))
+            for (overload, a), b, value in reversed(list(zip(steps, bases, values))):
+                node = self._scatter(overload, b, value, node, a)
+            rec.nodes[id(base)] = node
+            v[3] = -1  # the written view: made again from the base at its next use
+        self.gen[id(base)] = self.gen.get(id(base), 0) + 1
+        return True
+
+    def _scatter(self, overload: str, base, value: Tensor, src, a: tuple):
+        """The node of ``base`` (of value ``value``) with the view ``overload(base, *a)`` replaced by ``src``."""
+        rec, scatter = self.rec, self.SCATTER[overload.partition(".")[0]]
+        if scatter != "_select_scatter":
+            return rec.call(scatter, base, src, *a)
+        # select_scatter in core ATen: where(arange(size) == index along dim, src unsqueezed and expanded, base)
+        dim, index = a
+        dim %= value.dim()
+        index = index + value.shape[dim] if index < 0 else index  # (the mask counts from 0)
+        mask = [1] * value.dim()
+        mask[dim] = -1
+        positions = rec.call("arange.start_step", 0, value.shape[dim], layout=strided, device=value.device,
+                             pin_memory=False)
+        hit = rec.call("eq.Scalar", rec.call("view.default", positions, mask), index)
+        spread = rec.call("expand.default", rec.call("unsqueeze.default", src, dim), list(value.shape))
+        return rec.call("where.self", hit, spread, base)
+
+
+def _aten(overload: str):
+    packet, _, name = overload.partition(".")
+    return getattr(getattr(ops.aten, packet), name)
+
+
+def _functionalised(rec, target, args: tuple, kwargs: dict, aliased: bool = False) -> bool:
     """An in-place operator recorded as PyTorch's functionalisation writes it: its out-of-place form, cast
     back to the written tensor's dtype (``_to_copy``) where the result's differs, whose node stands for that
     tensor from then on (the tensor itself gets the new values, as the in-place call would have written them).
@@ -151,7 +282,7 @@ def _functionalised(rec, target, args: tuple, kwargs: dict) -> bool:
     was recorded, and the random number generator's state is as it was."""
     functional = _functional_form(target)
     self_ = args[0] if args else None
-    if functional is None or type(self_) is not Tensor or rec._shares_memory(self_):
+    if functional is None or type(self_) is not Tensor or (not aliased and rec._shares_memory(self_)):
         return False
     known = set(rec.graph.nodes)
     rng = get_rng_state()

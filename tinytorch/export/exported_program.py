@@ -53,11 +53,36 @@ class ExportedProgram:
 
 
 class _Unlifted(Module):
-    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module."""
+    """``ExportedProgram.module()``: the lifted state held again as parameters and buffers of this module, each at
+    its place in the exported module's tree (``m.bn.running_mean``, in plain ``Module`` children), the lifted
+    constants as plain attributes, as PyTorch's unlifted module holds them. A call reads them from there and
+    writes a functionalised program's new values of them back there."""
 
     def __init__(self, ep: ExportedProgram):
         super().__init__()
         self._ep = ep
+        for spec in ep.graph_signature.input_specs:
+            if spec.kind is InputKind.USER_INPUT:
+                continue
+            *path, name = spec.target.split(".")
+            owner = self
+            for part in path:
+                if part not in owner._modules:
+                    owner.add_module(part, Module())
+                owner = owner._modules[part]
+            if spec.kind is InputKind.PARAMETER:
+                owner.register_parameter(name, ep.state_dict[spec.target])
+            elif spec.kind is InputKind.BUFFER:
+                value = ep.state_dict.get(spec.target)
+                owner.register_buffer(name, ep.constants[spec.target] if value is None else value,
+                                      persistent=spec.persistent is not False)
+            else:  # a lifted constant (a plain tensor attribute, or one the forward made of Python values)
+                object.__setattr__(owner, name, ep.constants[spec.target])
+
+    def _state(self, target: str):
+        """The tensor held at ``target`` (``"sub.running_mean"``) now: one the caller set there is read."""
+        path, _, name = target.rpartition(".")
+        return getattr(self.get_submodule(path), name)
 
     def forward(self, *args, **kwargs):
         ep = self._ep
@@ -66,23 +91,22 @@ class _Unlifted(Module):
         if ep._guards:
             _dyn.check_guards(ep._guards, _dyn.tensor_leaves(args, kwargs))
         sig = ep.graph_signature
-        state = [ep.constants[s.target] if s.kind is InputKind.CONSTANT_TENSOR else ep.state_dict[s.target]
-                 for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
+        state = [self._state(s.target) for s in sig.input_specs if s.kind is not InputKind.USER_INPUT]
         leaves = pytree.tree_leaves((args, kwargs))
         out = ep.graph_module(*state, *leaves)
-        return pytree.tree_unflatten(_written_back(ep, leaves, out), ep._out_spec)
+        return pytree.tree_unflatten(_written_back(self, leaves, out), ep._out_spec)
 
 
-def _written_back(ep: ExportedProgram, leaves: list, out) -> list:
+def _written_back(unlifted: _Unlifted, leaves: list, out) -> list:
     """The user's outputs of a run of ``ep``'s graph, after its other outputs, the new values of the inputs the
     program wrote (a functionalised program's ``BUFFER_MUTATION``/``USER_INPUT_MUTATION``), were copied into
-    those inputs, as PyTorch's unlifted module does."""
-    sig = ep.graph_signature
+    those inputs (the module's buffers and parameters, the caller's tensors), as PyTorch's unlifted module does."""
+    sig = unlifted._ep.graph_signature
     users = list(sig.user_inputs)
     kept = []
     for spec, value in zip(sig.output_specs, out):
         if spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.PARAMETER_MUTATION):
-            written = ep.state_dict[spec.target]
+            written = unlifted._state(spec.target)
         elif spec.kind is OutputKind.USER_INPUT_MUTATION:
             written = leaves[users.index(spec.target)]
         else:

@@ -139,6 +139,7 @@ log_softmax.int(Tensor self, int dim, ScalarType? dtype=None)
 t.default(Tensor self)
 slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
 select.int(Tensor self, int dim, SymInt index)
+narrow.default(Tensor self, int dim, SymInt start, SymInt length)
 index.Tensor(Tensor self, Tensor?[] indices)
 alias.default(Tensor self)
 bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
@@ -484,8 +485,15 @@ def _full(g, _, a, out):
 
 
 def _arange(g, _, a, out):
-    """arange(end), arange(start, end), arange(start, end, step): the overload by the arguments given."""
+    """arange(end), arange(start, end), arange(start, end, step): the overload by the arguments given; in export's
+    core ATen decomposition the first two are ``arange.start_step`` (from 0 where no start was given, no step),
+    their layout written out."""
     kw, start, end = _factory_options(g, a, out), a.get("start"), a.get("end")
+    if g.core_aten and "step" not in a.given:
+        kw = {k: kw[k] for k in ("dtype",) if k in kw} | {"layout": kw.get("layout", strided)} | \
+             {k: kw[k] for k in ("device", "pin_memory") if k in kw}
+        start, end = (0, start) if end is None else (start, end)
+        return g.call("arange.start_step", start, end, **kw)
     if "step" in a.given:
         return g.call("arange.start_step", start, end, a["step"], **kw)
     if start is not None and end is not None:
@@ -521,9 +529,43 @@ def _where(g, _, a, out):
 
 
 def _masked_fill(g, _, a, out):
-    """``masked_fill.Scalar`` or ``masked_fill.Tensor``, by the value."""
-    value = a.arg(2)
-    return g.call(f"masked_fill.{'Tensor' if isinstance(value, Tensor) else 'Scalar'}", a.self, a.arg(1), value)
+    """``masked_fill.Scalar`` or ``masked_fill.Tensor``, by the value; in export's core ATen decomposition
+    ``where(mask, value, self)``, a number as a 0-d tensor of self's dtype (the number as that dtype's Python type,
+    ``2`` into a float tensor is ``2.0``), a 0-d tensor of another dtype copied to it."""
+    value, x = a.arg(2), a.self
+    if not g.core_aten:
+        return g.call(f"masked_fill.{'Tensor' if isinstance(value, Tensor) else 'Scalar'}", x, a.arg(1), value)
+    if not isinstance(value, Tensor):
+        value = _zero_d(g, _python_scalar(value, x.dtype), x.dtype)
+    elif value.dtype != x.dtype:
+        value = g.call("_to_copy.default", value, dtype=x.dtype)
+    return g.call("where.self", a.arg(1), value, x)
+
+
+def _python_scalar(value, dtype):
+    """``value`` as the Python number of ``dtype``'s kind (a Scalar converted as ATen converts it to the dtype)."""
+    kind = bool if dtype == _dtype.bool_ else complex if dtype.is_complex else float if dtype.is_floating_point \
+        else int
+    return kind(value)
+
+
+def _opmath(g, tensors: list, dtype) -> tuple:
+    """PyTorch's decompositions compute a pointwise op of ``dtype`` (the promoted one) in its "opmath" type (float32
+    for the half types): each operand of another dtype copied to it (``_to_copy``, in order), and that type."""
+    compute = _dtype.float32 if dtype in (_dtype.float16, _dtype.bfloat16) else dtype
+    return [t if t.dtype == compute else g.call("_to_copy.default", t, dtype=compute) for t in tensors], compute
+
+
+def _addcmul(g, name, a, out):
+    """``addcmul.default``; in export's core ATen decomposition ``self + value * tensor1 * tensor2``
+    (``mul(tensor1, value)`` even for a value of 1), computed in the opmath type and copied back to the result's."""
+    if not g.core_aten:
+        return _by_schema("addcmul.default")(g, name, a, out)
+    (x, t1, t2), compute = _opmath(g, a.positional()[:3], out.dtype)
+    value = a.get("value", 1)
+    value = value if compute.is_floating_point or compute.is_complex else int(value)
+    r = g.call("add.Tensor", x, g.call("mul.Tensor", g.call("mul.Tensor", t1, value), t2))
+    return r if compute == out.dtype else g.call("_to_copy.default", r, dtype=out.dtype)
 
 
 def _scalar_tensor(g, _, a, out):
@@ -654,8 +696,25 @@ def _round(g, _, a, out):
 
 
 def _lerp(g, _, a, out):
+    """``lerp.Scalar`` or ``lerp.Tensor``, by the weight; in export's core ATen decomposition, where ``|w| >= 0.5``
+    ``end + (w - 1) * (end - start)``, elsewhere ``start + w * (end - start)`` (PyTorch's formula, written with two
+    ``where``), in the opmath type, a number weight as a 0-d ``full``."""
     weight = a.get("weight", a.arg(2))
-    return g.call(f"lerp.{'Tensor' if isinstance(weight, Tensor) else 'Scalar'}", a.self, a.arg(1), weight)
+    if not g.core_aten:
+        return g.call(f"lerp.{'Tensor' if isinstance(weight, Tensor) else 'Scalar'}", a.self, a.arg(1), weight)
+    tensors = [a.self, a.arg(1)] + ([weight] if isinstance(weight, Tensor) else [])
+    converted, compute = _opmath(g, tensors, out.dtype)
+    start, end = converted[:2]
+    if isinstance(weight, Tensor):
+        weight = converted[2]
+    else:
+        weight = g.call("full.default", [], weight, dtype=compute, layout=strided, device=_device(out),
+                        pin_memory=False)
+    high = g.call("ge.Scalar", g.call("abs.default", weight), 0.5)
+    coeff = g.call("where.self", high, g.call("sub.Tensor", weight, 1), weight)
+    base = g.call("where.self", high, end, start)
+    r = g.call("add.Tensor", g.call("mul.Tensor", coeff, g.call("sub.Tensor", end, start)), base)
+    return r if compute == out.dtype else g.call("_to_copy.default", r, dtype=out.dtype)
 
 
 def _split(g, _, a, out):
@@ -676,7 +735,10 @@ def _chunk(g, _, a, out):
 
 
 def _narrow(g, _, a, out):
+    """``narrow.default`` as export records it; below it (make_fx, run_decompositions) the ``slice`` it is."""
     dim, start, length = a.arg(1), a.arg(2), a.arg(3)
+    if g.predispatch and not isinstance(start, Tensor):
+        return g.call("narrow.default", a.self, dim, start, length)
     start = int(start) if isinstance(start, Tensor) else start
     if start < 0:
         start += a.self.shape[dim]
@@ -1471,7 +1533,7 @@ aten_rule("roll")(_by_schema("roll.default"))
 aten_rule("tril")(_by_schema("tril.default"))
 aten_rule("triu")(_by_schema("triu.default"))
 aten_rule("diagonal", "linalg.diagonal")(_by_schema("diagonal.default"))
-aten_rule("addcmul")(_by_schema("addcmul.default"))
+aten_rule("addcmul")(_addcmul)
 aten_rule("addcdiv")(_by_schema("addcdiv.default"))
 aten_rule("all")(_by_dim("all", "dims"))
 aten_rule("any")(_by_dim("any", "dims"))

@@ -132,6 +132,7 @@ class Recording:
         self.in_composite = 0         # an ATen C++ composite's parts are recording (_aten_rules.Parts.cpp)
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
         self.unbacked = None          # export: the values read from tensors as symbols (export/_unbacked.py)
+        self.scattered = None         # export's run_decompositions: a view whose write it scatters into the base
 
     def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
         """``backward()`` ran inside the captured program (the engine's ``_execute(*args, **kwargs)``): the
@@ -230,7 +231,8 @@ class Recording:
         as ``copy``, whose node stands for the tensor from then on (``export/_decompose.py`` functionalises the
         other in-place operators). A write into a tensor that shares memory with another the graph holds (a view, or a
         base with views) stays in place: its value reaches the other through that memory, which a new node would
-        not (PyTorch scatters it back into the base)."""
+        not (PyTorch scatters it back into the base; export's run_decompositions does for the views it knows,
+        ``scattered``)."""
         if overload in ("zeros_like.default", "ones_like.default"):
             kwargs = {**kwargs, "memory_format": kwargs.get("memory_format") or _preserve}
             return "full_like.default", (args[0], 0 if overload[0] == "z" else 1) + tuple(args[1:]), kwargs
@@ -248,6 +250,8 @@ class Recording:
         return overload, args, kwargs
 
     def _shares_memory(self, t: Tensor) -> bool:
+        if t is self.scattered:  # (export/_decompose.py scatters this write into the view's base itself)
+            return False
         data = t._data
         return any(h is not t and isinstance(h, Tensor) and np.may_share_memory(h._data, data) for h in self.held)
 
