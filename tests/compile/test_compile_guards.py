@@ -428,3 +428,59 @@ def test_an_object_bound_anew_to_a_global_is_read_as_pytorchs():
     finally:
         globals()["CFG"] = saved
         saved.eps = 0.5
+
+
+def _module_bound_anew_then_changed(lib):
+    """A function reading a module through a global name: the module bound anew to another of its kind, then a
+    parameter of the new one assigned anew, then the old one's weights changed (no longer read), then a weight of the
+    new one written in place; each call's values (a counting backend's and the default one's) and the number of
+    graphs the counting backend was given."""
+    global _MODEL
+    lib.manual_seed(0)
+
+    def linear(value, n_in=3):
+        lin = lib.nn.Linear(n_in, 2)
+        with lib.no_grad():
+            lin.weight.fill_(value)
+            lin.bias.fill_(-value)
+        return lin
+
+    _MODEL = lib.nn.Sequential(linear(1.0), lib.nn.ReLU(), linear(0.5, 2))
+    calls = []
+
+    def backend(gm, inputs):
+        calls.append(1)
+        return gm.forward
+
+    def step(x):
+        return _MODEL(x) * 2
+
+    fs = {"counted": lib.compile(step, backend=backend), "planned": lib.compile(step, backend=_backend(lib))}
+    x = lib.tensor(np.linspace(-1, 2, 6, dtype=np.float32).reshape(2, 3))
+    old = _MODEL
+    out = {name: [] for name in fs}
+    for k in range(5):
+        if k == 1:
+            _MODEL = lib.nn.Sequential(linear(2.0), lib.nn.ReLU(), linear(-1.0, 2))
+        elif k == 2:
+            _MODEL[2].weight = lib.nn.Parameter(lib.full((2, 2), 3.0))
+        elif k == 3:
+            with lib.no_grad():
+                old[0].weight.fill_(7.0)
+        elif k == 4:
+            with lib.no_grad():
+                _MODEL[0].weight.mul_(0.5)
+        for name, f in fs.items():
+            out[name].append(f(x).detach().numpy().tolist())
+    return out, len(calls)
+
+
+def test_a_module_bound_anew_then_changed_is_read_as_pytorchs():
+    """The tensors of a module found through a name are read from the module bound there now, at every call: after
+    it is bound anew, its own parameters (one assigned anew, one written in place), never the old module's."""
+    try:
+        ours = _module_bound_anew_then_changed(tt)
+        assert ours[0]["planned"] == ours[0]["counted"]
+        assert ours == _module_bound_anew_then_changed(torch)
+    finally:
+        globals()["_MODEL"] = None

@@ -51,6 +51,7 @@ class _NpDtypes(dict):
 
 _NP_DTYPE = _NpDtypes()  # tinytorch dtype -> its numpy dtype (the object a tensor's array carries)
 _PLAIN = (Tensor, Parameter)
+_NO_TABLE: dict = {}
 
 _SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -173,6 +174,9 @@ class Guard:
         self.rooted = [(k, parts, ".".join(parts), *_facts(resolve(self.roots[k][2], parts)))
                        for k, parts in (rooted or {}).values()]
         self.found_rooted: list = []  # the other modules' tensors the last passing check read, in rooted's order
+        # the rooted tensors as the common case compares them (each root bound to the object of the last passing
+        # check): the table holding each and its facts on the array, as ``attr_facts``; None until refound
+        self.rooted_facts = self._rooted_tables()
         # every tensor the graph reads has its sizes guarded (a global one only by identity: not fixed)
         self.fixed_shapes = not dynamic and not self.free
         # the module's tensors as the common case compares them (plain tensors: no property read)
@@ -242,7 +246,50 @@ class Guard:
         self.found = found
         return None
 
+    def _rooted_tables(self) -> list | None:
+        """(its module's ``__dict__``, the table's name there, the tensor's name in it, numpy dtype, sizes,
+        requires_grad) for each rooted tensor, found in the roots' objects as last seen; None where one is held
+        outside a module's ``_parameters``/``_buffers``, or its sizes are not guarded."""
+        out = []
+        for k, parts, _, _, sizes, dtype, requires_grad in self.rooted:
+            try:
+                owner = resolve(self.roots[k][2], parts[:-1]) if len(parts) > 1 else self.roots[k][2]
+            except (AttributeError, KeyError):
+                return None
+            own = getattr(owner, "__dict__", {})
+            table = next((name for name in ("_parameters", "_buffers") if parts[-1] in own.get(name, ())), None)
+            if table is None or sizes is None:
+                return None
+            out.append((own, table, parts[-1], _NP_DTYPE[dtype], sizes, requires_grad))
+        return out
+
     def _check_roots(self, leaves: list) -> str | None:
+        facts = self.rooted_facts
+        if facts is not None:
+            # the common case: every root bound to the object the last check saw, its tree unchanged (so each
+            # tensor's module is the one seen, and its table too), each tensor found there as captured
+            for root, kind, seen, mods, training, _, children in self.roots:
+                if root.read(leaves) is not seen or _tree_changed(root.name, "", mods, training, children):
+                    break
+            else:
+                found = []
+                for own, table, last, np_dtype, sizes, requires_grad in facts:
+                    t = own.get(table, _NO_TABLE).get(last)
+                    if (t is None or type(t) not in _PLAIN or t._requires_grad != requires_grad
+                            or t._data.dtype != np_dtype or t._data.shape != sizes):
+                        break
+                    found.append(t)
+                else:
+                    self.found_rooted = found
+                    return None
+        reason = self._check_roots_fully(leaves)
+        if reason is None and facts is not None:
+            self.rooted_facts = self._rooted_tables()  # (a root bound anew: the tables of the object now there)
+        return reason
+
+    def _check_roots_fully(self, leaves: list) -> str | None:
+        """Each root read, its tree compared and each rooted tensor resolved anew (a root bound to another object
+        of its kind, a tensor assigned anew): the first mismatch in PyTorch's words, or None."""
         now = []
         for entry in self.roots:
             root, kind, seen, mods, training, kinds, children = entry
