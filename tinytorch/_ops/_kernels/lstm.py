@@ -39,6 +39,17 @@ def packed_rows(w: np.ndarray) -> int:
     return max(2, _PACKED_MNK // max(1, w.shape[0] * w.shape[1]) + 1)
 
 
+def _aligned_copy(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy of ``a`` that starts on a 64-byte line: OpenBLAS's packed GEMM reads the step's
+    weight 5-10% faster from there than from the 16-byte boundaries malloc gives (which one a process got
+    depended on its earlier allocations, moving whole-step times between processes by up to 0.2 ms)."""
+    buf = np.empty(a.nbytes + 64, np.uint8)
+    skip = -buf.ctypes.data % 64
+    out = buf[skip:skip + a.nbytes].view(a.dtype).reshape(a.shape)
+    np.copyto(out, a)
+    return out
+
+
 def _sigmoid_gates(gt: np.ndarray, out: np.ndarray) -> None:
     """out (3, n, H) = 1 / (1 + exp(-a)) of the i, f, o blocks of ``gt`` (the step's pre-activations
     viewed gate-major, (4, n, H) in PyTorch's (i, f, g, o) order): the formula of PyTorch's CPU sigmoid
@@ -92,7 +103,7 @@ def lstm_forward(x, bs, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, keep, one
             b_step = b_hh
     n_rows, dt, batch = x.shape[0], x.dtype, h0.shape[0]
     whh_t, big = w_hh.T, packed_rows(w_hh)
-    whh_c = np.ascontiguousarray(whh_t) if batch >= big else whh_t  # for the steps of ``big`` rows or more
+    whh_c = _aligned_copy(whh_t) if batch >= big else whh_t  # for the steps of ``big`` rows or more
     whr_t = None if w_hr is None else w_hr.T
     order = steps(bs, reverse)
     # padded input kept for the backward: each step reads its states from, and writes its new states to,
