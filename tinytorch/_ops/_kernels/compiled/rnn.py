@@ -94,28 +94,37 @@ def lstm_gates(g, prod, b, acts, row0):
 
 def _bptt_sig(t):
     m, c = t[:, ::1], t[:, :, ::1]
-    return types.void(m, m, readonly(t, 2, "A"), m, m, c, m, m, int64)  # go: any strides, read-only
+    return types.void(m, m, c, m, m, m, int64)
 
 
 @jit([_bptt_sig(float32), _bptt_sig(float64)])
-def lstm_bptt_step(dh, dc, go, dc_from_h, do_from_h, from_c, f, d_gates, row0):
-    """One step of the LSTM's BPTT without projection, before its GEMM: dht = dh + go (``go`` with no
-    rows: none), dct = dht dc/dh + dc, the (i, f, g, o) pre-activation gradients into ``d_gates`` (rows
-    row0...), and dc = dct f in place (``lstm_backward``'s loop body). ``lstm_backward`` hands it dh + go
-    summed by numpy and no go: LLVM vectorises the loop without go, not the one reading it (nor this loop
-    written without the parameter), 5 us a step at (32, 128)."""
-    n, hidden = dh.shape
-    with_go = go.shape[0] > 0
+def lstm_bptt_step(dht, dc, acts, c_prev, tanh_c, d_gates, row0):
+    """One step of the LSTM's BPTT without projection, before its GEMM (``lstm_backward``'s loop body):
+    dct = dht dc/dh + dc, the (i, f, g, o) pre-activation gradients into ``d_gates`` (rows row0...), and
+    dc = dct f in place. ``dht`` is dh + go, summed by numpy (LLVM leaves a loop that also reads go, of any
+    strides, unvectorised: 5 us a step at (32, 128)). The factors that do not depend on the gradient
+    (``lstm_bptt_factors``'s) are made here from the step's kept gates and states, in the same operations
+    and order: the same floats, without a pass writing five arrays of every step and this loop reading
+    them back (0.2 ms of a T=32, B=32, H=128 backward)."""
+    n, hidden = dht.shape
+    if n == 0 or hidden == 0:
+        return
+    one = like(dht[0, 0], 1.0)
     for r in range(n):
         t = row0 + r
         for k in range(hidden):
-            dht = dh[r, k] + go[r, k] if with_go else dh[r, k]
-            dct = dht * dc_from_h[t, k] + dc[r, k]
-            d_gates[t, k] = dct * from_c[0, t, k]
-            d_gates[t, hidden + k] = dct * from_c[1, t, k]
-            d_gates[t, 2 * hidden + k] = dct * from_c[2, t, k]
-            d_gates[t, 3 * hidden + k] = dht * do_from_h[t, k]
-            dc[r, k] = dct * f[t, k]
+            i = acts[0, t, k]
+            f = acts[1, t, k]
+            o = acts[2, t, k]
+            gg = acts[3, t, k]
+            tc = tanh_c[t, k]
+            h = dht[r, k]
+            dct = h * (o * (one - tc * tc)) + dc[r, k]
+            d_gates[t, k] = dct * (gg * i * (one - i))
+            d_gates[t, hidden + k] = dct * (c_prev[t, k] * f * (one - f))
+            d_gates[t, 2 * hidden + k] = dct * (i * (one - gg * gg))
+            d_gates[t, 3 * hidden + k] = h * (tc * o * (one - o))
+            dc[r, k] = dct * f
 
 
 def _gru_a_sig(t):
