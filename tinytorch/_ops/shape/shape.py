@@ -476,7 +476,9 @@ def expand(input: Tensor, *size) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
                                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
-    out = np.broadcast_to(x, target)
+    # PyTorch's strides: a dim kept at its size keeps its stride (a size-1 dim's too), a grown or new one gets 0
+    strides = tuple(x.strides[i - lead] if i >= lead and x.shape[i - lead] == n else 0 for i, n in enumerate(target))
+    out = strided(x, target, strides, writeable=False)
     if _State.enabled and input._requires_grad:
         return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
