@@ -318,6 +318,9 @@ class MetaArray(NDArrayOperatorsMixin):
     conjugate = conj
 
     def __getitem__(self, key) -> "MetaArray":
+        if type(key) is str:  # a field of a structured dtype (complex32's "real" and "imag"): a view, as numpy's
+            dtype, at = self.dtype.fields[key][:2]
+            return self._view(self.shape, self.strides, self.offset + at, dtype, self.value[key])
         key = key if isinstance(key, tuple) else (key,)
         if any(_advanced(k) for k in key):
             return self._gather(key)

@@ -68,7 +68,6 @@ ALLOCATES: dict[str, str] = {}
 # C-ordered; the FFTs' results have PyTorch's meta layout (``_ops/fft/fft.py``), but a few of their gradients not
 DIFFERS: dict[str, str] = {
     'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
-    'chalf': "gradients ('raised', IndexError('too many indices for array: array is 0-dimensional, but 1 were indexed'",
     'cholesky': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'fft.hfft2': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
     'fft.hfftn': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",

@@ -83,3 +83,10 @@ def test_empty_tensor_new_dims(torch):
     }
     for name, f in cases.items():
         assert _seen(f, tinytorch) == _seen(f, torch), name
+
+
+def test_unfold_of_a_scalar_and_size1_windows(torch):
+    """A 0-d tensor's one window has stride 1, as PyTorch's (not numpy's 0), on CPU and meta tensors."""
+    seen = [(L.tensor(2.0).unfold(0, 1, 1).stride(), L.empty((), device="meta").unfold(0, 1, 1).stride(),
+             L.ones(3, 1).unfold(1, 1, 1).stride()) for L in (torch, tinytorch)]
+    assert seen[0] == seen[1]
