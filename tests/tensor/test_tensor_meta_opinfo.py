@@ -81,7 +81,6 @@ DIFFERS: dict[str, str] = {
     'lu_solve': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
     'masked_scatter': "gradients: source's through masked_select, which refuses meta tensors; PyTorch's give its shape",
-    'multinomial': "PyTorch ok ((3,), (1,), 'int64', 'meta'), tinytorch raised RuntimeError: number of categories cann",
     'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
     'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",

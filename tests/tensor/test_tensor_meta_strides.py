@@ -142,3 +142,15 @@ def test_triangular_solve_coefficient_layout(torch, device, kw):
                     ([_seen(x, False)] if device == "meta" else []))
     assert seen[0] == seen[1]
 
+
+
+def test_multinomial_on_meta_checks_only_the_rank(torch):
+    """PyTorch's meta multinomial takes any number of categories and samples (its CPU kernel's checks read values
+    or limit sizes) and refuses only a rank other than 1 or 2, in its own words."""
+    def seen(L, shape, n, replacement):
+        try:
+            return tuple(L.multinomial(L.empty(shape, device="meta"), n, replacement).shape)
+        except RuntimeError as e:
+            return str(e)
+    for case in [((2 ** 24 + 1,), 3, False), ((5,), 6, False), ((2, 5), 0, True), ((2, 2, 5), 3, True)]:
+        assert seen(tinytorch, *case) == seen(torch, *case), case
