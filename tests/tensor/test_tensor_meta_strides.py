@@ -154,3 +154,14 @@ def test_multinomial_on_meta_checks_only_the_rank(torch):
             return str(e)
     for case in [((2 ** 24 + 1,), 3, False), ((5,), 6, False), ((2, 5), 0, True), ((2, 2, 5), 3, True)]:
         assert seen(tinytorch, *case) == seen(torch, *case), case
+
+
+def test_alpha_dropouts_on_meta_stay_meta(torch):
+    """Training alpha dropout of a meta tensor: a meta result and gradient (the mask is drawn on no device)."""
+    seen = []
+    for L in (torch, tinytorch):
+        x = L.empty(5, 4, 3, 2, device="meta", requires_grad=True)
+        outs = [L.nn.functional.feature_alpha_dropout(x, 0.5, True), L.nn.functional.alpha_dropout(x, 0.3, True)]
+        grads = [L.autograd.grad(y, x, L.empty(y.shape, device="meta"))[0] for y in outs]
+        seen.append([(tuple(t.shape), t.stride(), t.device.type) for t in outs + grads])
+    assert seen[0] == seen[1]
