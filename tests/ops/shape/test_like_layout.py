@@ -72,3 +72,16 @@ def test_like_requires_grad_and_dtype(torch):
         z = L.full_like(x, 7, dtype=L.int32)
         seen.append((y.stride(), str(y.dtype).split(".")[-1], y.requires_grad, z.stride(), z.tolist()))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_casts_keep_layout(torch, device):
+    """A dtype cast (``to``, ``double()``, ``chalf()``, float8) is a copy under preserve_format: the same layout."""
+    theirs, ours = _views(torch, device), _views(tinytorch, device)
+    for view in theirs:
+        for dtype in ("float64", "float16", "complex32", "float8_e4m3fn"):
+            got = ours[view].to(getattr(tinytorch, dtype))
+            want = theirs[view].to(getattr(torch, dtype))
+            assert (tuple(got.shape), got.stride()) == (tuple(want.shape), want.stride()), (view, dtype)
+            if device == "cpu" and dtype != "complex32":
+                assert got.float().tolist() == want.float().tolist(), (view, dtype)

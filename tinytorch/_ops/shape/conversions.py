@@ -10,7 +10,7 @@ from ..._dtype import C32_NP, FLOATING_NP, INEXACT_NP, NARROW_NP
 from ... import _dtype_casts
 from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
-from ...autograd.node import Node
+from ...autograd.node import Node, elem_strides
 from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
@@ -102,6 +102,8 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
         out = quiet_cast(x, npd)  # NaN, inf and out-of-range values convert without numpy's warning, as in PyTorch
     else:
         out = x.astype(npd)
+    if not x.flags.c_contiguous or 1 in x.shape:  # (a C-ordered input's cast is C-ordered: nothing to do)
+        out = _kept_layout(input._data, out)  # numpy's order "K" is close to it, not its size-1 dims' strides
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)  # integer results never require grad
     return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
@@ -113,10 +115,17 @@ def _to_narrow(input: Tensor, x: np.ndarray, npd: np.dtype) -> Tensor:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
     if npd == C32_NP:
         _dtype_casts.warn_complex32()
-    out = _dtype_casts.convert(x, npd)
+    out = _kept_layout(x, _dtype_casts.convert(x, npd))
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)
     return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
+
+
+def _kept_layout(x, out):
+    """``out``, a C-ordered cast of ``x``, laid out as PyTorch's cast lays it (preserve_format: ``x``'s layout)."""
+    strides = strides_for(x, None)
+    return out if strides is None or strides == elem_strides(out.shape, out.strides, out.itemsize, False) else \
+        laid_out(out, strides)
 
 
 def _to_rule(op, input, *args, **kwargs):
