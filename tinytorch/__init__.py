@@ -32,8 +32,8 @@ from .random import (Generator, default_generator, get_rng_state, initial_seed, 
                      set_rng_state)
 from .serialization import SerializationError, load, save  # noqa: F401
 from .tensor import Size, Tensor, device  # noqa: F401
-from ._ops.shape.conversions import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
-                                     memory_format, preserve_format)
+from ._ops._core.layout import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401,E501
+                                memory_format, preserve_format)
 from ._interop import asarray, from_dlpack, frombuffer  # noqa: F401,E402  (also Tensor.__dlpack__)
 from ._as_torch import install_as_torch  # noqa: F401  (import torch -> tinytorch, for PyTorch's ecosystem)
 from ._op_namespace import ops  # noqa: F401  (torch.ops: operators registered through tinytorch.library)

@@ -142,7 +142,8 @@ class MetaArray(NDArrayOperatorsMixin):
         dt = a.dtype if dtype is None else np.dtype(dtype)
         value = a._value if type(a) is MetaArray else None
         if dt.itemsize != a.itemsize or any(s < 0 for s in a.strides) or _read_through(a) or (
-                type(a) is not MetaArray and 0 in a.shape):  # (numpy's strides of an empty array say nothing)
+                type(a) is not MetaArray and (0 in a.shape or (a.size == 1 and a.ndim and not any(a.strides)))):
+            # (numpy's strides of an empty array say nothing, nor those of a one-element read-through value)
             return cls(a.shape, dt, value=value)
         return cls(a.shape, dt, tuple(s // a.itemsize * dt.itemsize for s in a.strides), value=value)
 
@@ -318,6 +319,9 @@ class MetaArray(NDArrayOperatorsMixin):
     conjugate = conj
 
     def __getitem__(self, key) -> "MetaArray":
+        if type(key) is str:  # a field of a structured dtype (complex32's "real" and "imag"): a view, as numpy's
+            dtype, at = self.dtype.fields[key][:2]
+            return self._view(self.shape, self.strides, self.offset + at, dtype, self.value[key])
         key = key if isinstance(key, tuple) else (key,)
         if any(_advanced(k) for k in key):
             return self._gather(key)

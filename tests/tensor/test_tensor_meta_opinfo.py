@@ -68,7 +68,6 @@ ALLOCATES: dict[str, str] = {}
 # C-ordered; the FFTs' results have PyTorch's meta layout (``_ops/fft/fft.py``), but a few of their gradients not
 DIFFERS: dict[str, str] = {
     'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
-    'chalf': "gradients ('raised', IndexError('too many indices for array: array is 0-dimensional, but 1 were indexed'",
     'cholesky': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'fft.hfft2': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
     'fft.hfftn': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
@@ -82,11 +81,9 @@ DIFFERS: dict[str, str] = {
     'lu_solve': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
     'masked_scatter': "gradients: source's through masked_select, which refuses meta tensors; PyTorch's give its shape",
-    'multinomial': "PyTorch ok ((3,), (1,), 'int64', 'meta'), tinytorch raised RuntimeError: number of categories cann",
     'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
     'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",
-    'nn.functional.feature_alpha_dropout.with_train': "PyTorch ok ((185, 185, 185, 185), (6331625, 34225, 185, 1), 'fl",
     'nn.functional.fractional_max_pool3d': "gradients ok where PyTorch's backward has no meta kernel",
     'nn.functional.gaussian_nll_loss': 'PyTorch raised RuntimeError: Tensor.item() cannot be called on meta tensors, t',
     'nn.functional.linear_cross_entropy': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 28380), (1,",

@@ -142,3 +142,26 @@ def test_triangular_solve_coefficient_layout(torch, device, kw):
                     ([_seen(x, False)] if device == "meta" else []))
     assert seen[0] == seen[1]
 
+
+
+def test_multinomial_on_meta_checks_only_the_rank(torch):
+    """PyTorch's meta multinomial takes any number of categories and samples (its CPU kernel's checks read values
+    or limit sizes) and refuses only a rank other than 1 or 2, in its own words."""
+    def seen(L, shape, n, replacement):
+        try:
+            return tuple(L.multinomial(L.empty(shape, device="meta"), n, replacement).shape)
+        except RuntimeError as e:
+            return str(e)
+    for case in [((2 ** 24 + 1,), 3, False), ((5,), 6, False), ((2, 5), 0, True), ((2, 2, 5), 3, True)]:
+        assert seen(tinytorch, *case) == seen(torch, *case), case
+
+
+def test_alpha_dropouts_on_meta_stay_meta(torch):
+    """Training alpha dropout of a meta tensor: a meta result and gradient (the mask is drawn on no device)."""
+    seen = []
+    for L in (torch, tinytorch):
+        x = L.empty(5, 4, 3, 2, device="meta", requires_grad=True)
+        outs = [L.nn.functional.feature_alpha_dropout(x, 0.5, True), L.nn.functional.alpha_dropout(x, 0.3, True)]
+        grads = [L.autograd.grad(y, x, L.empty(y.shape, device="meta"))[0] for y in outs]
+        seen.append([(tuple(t.shape), t.stride(), t.device.type) for t in outs + grads])
+    assert seen[0] == seen[1]

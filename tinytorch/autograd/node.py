@@ -304,19 +304,20 @@ def _slot_or_property(index: int, fallback, transform=None) -> property:
 
 def elem_strides(shape, strides, itemsize, numpy_empty: bool = True) -> tuple:
     """numpy's byte strides as PyTorch's element strides (``Tensor.stride()``, ``_saved_<name>_sym_strides``).
-    Where numpy's say nothing, PyTorch's: an empty array's (numpy's C strides count a 0 as 0, so they hold
-    zeros) as a contiguous tensor's of its shape (a 0 counted as 1), and a size-1 dim with stride 0 (numpy's
-    new axis, ``x[None]``) as PyTorch's unsqueeze gives it (size * stride of the next dim, 1 for the last).
+    Where numpy's say nothing, PyTorch's: a fresh empty array's (numpy gives it strides of 0 only) as a
+    contiguous tensor's of its shape (a 0 counted as 1); an empty view that holds other strides (a slice, a view
+    that set PyTorch's) keeps them. A 0 stride elsewhere is PyTorch's too (an expanded dim, a size-1 one among
+    them): the views that add dims set PyTorch's strides for them (``unsqueezed``, indexing with None).
     ``numpy_empty=False`` (a meta array's strides, set as PyTorch's meta kernels set them, a 0 in an empty
-    result's too) keeps an empty array's strides but for the new axes."""
+    result's too) keeps an empty array's strides."""
     st = tuple(s // itemsize for s in strides)
     if 0 not in st:
         return st
     out = list(st)
-    empty = numpy_empty and 0 in shape
+    empty = numpy_empty and 0 in shape and not any(st)
     nxt = 1
     for d in range(len(shape) - 1, -1, -1):
-        if empty or (shape[d] == 1 and st[d] == 0):
+        if empty:
             out[d] = nxt
         nxt = out[d] * max(shape[d], 1)
     return tuple(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...tensor import Tensor
+from .layout import non_overlapping_and_dense
 
 MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
            "memory location. Please clone() the tensor before performing the operation.")
@@ -36,13 +37,8 @@ def out_rule(declared, elementwise: bool) -> bool | None:
 
 
 def dense(a: np.ndarray) -> bool:
-    """PyTorch's is_non_overlapping_and_dense: the elements tile one block of memory exactly."""
-    expected = a.itemsize
-    for size, stride in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda d: d[1]):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
+    """PyTorch's is_non_overlapping_and_dense for a numpy array: the elements tile one block of memory exactly."""
+    return non_overlapping_and_dense(a.shape, a.strides, a.itemsize)
 
 
 def status(out: np.ndarray, a: np.ndarray) -> str | None:

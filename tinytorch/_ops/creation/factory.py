@@ -21,6 +21,7 @@ from ...autograd.grad_mode import version_counter
 from .._core.batching import first_only
 from .._core.arguments import strided_only as _strided_only
 from .._core.registry import op
+from .._core.layout import laid_out, meta_like_strides, strides_for
 from ...tensor import Size, Tensor, _make
 
 _F16 = np.dtype(np.float16)
@@ -374,6 +375,15 @@ def _like(input: Tensor, dtype):
     return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
 
 
+def _shaped_like(arr, input: Tensor, memory_format):
+    """``arr`` (C-ordered, ``input``'s shape) laid out as ``memory_format`` asks, given ``input``'s layout:
+    PyTorch's ``*_like`` factories keep a non-overlapping dense input's strides by default (``layout``); on meta
+    tensors its decomposition's rule."""
+    x = input._data
+    strides = meta_like_strides(x, memory_format) if type(x) is MetaArray else strides_for(x, memory_format)
+    return arr if strides is None else laid_out(arr, strides)
+
+
 @op(variants="function", batch=first_only)
 def zeros_like(input: Tensor, *, dtype=None, device=None,
                layout=None, requires_grad: bool = False, pin_memory: bool = False, memory_format=None) -> Tensor:
@@ -381,7 +391,8 @@ def zeros_like(input: Tensor, *, dtype=None, device=None,
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
-    return _finish(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), requires_grad)
+    return _finish(_shaped_like(_alloc(lambda: np.zeros(shape, dtype=npd), shape, npd), input, memory_format),
+                   requires_grad)
 
 
 @op(variants="function", batch=first_only)
@@ -391,7 +402,7 @@ def ones_like(input: Tensor, *, dtype=None, device=None,
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
-    return _finish(_alloc(lambda: _ones(shape, npd), shape, npd), requires_grad)
+    return _finish(_shaped_like(_alloc(lambda: _ones(shape, npd), shape, npd), input, memory_format), requires_grad)
 
 
 @op(variants="function", batch=first_only)
@@ -400,7 +411,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None,
     _strided_only(layout, pin_memory)
     if device is not None:
         _require_cpu(device)
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 @op(variants="function", batch=first_only)
@@ -410,7 +421,8 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None,
     if device is not None:
         _require_cpu(device)
     shape, npd = _like(input, dtype)
-    return _finish(_alloc(lambda: _full(shape, fill_value, npd), shape, npd), requires_grad)
+    return _finish(_shaped_like(_alloc(lambda: _full(shape, fill_value, npd), shape, npd), input, memory_format),
+                   requires_grad)
 
 
 @op(variants="function out", own_out=True)

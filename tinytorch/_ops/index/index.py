@@ -23,7 +23,7 @@ from ..shape.join import _note_dim
 from ..shape.shape import expand
 from .._core.record import inplace_node, record
 from .._core.registry import aten_only, op
-from .._core.util import as_array, unpack
+from .._core.util import as_array, strided, unpack
 from .._core.tensor_iterator import dim_order
 from ...autograd.node import sum_to
 # the adjoint of indexing, under the names the rest of the package imports from here
@@ -310,6 +310,28 @@ def _iterator_order(shape: tuple, x: np.ndarray, items: list, arrays: list) -> l
     return dim_order(shape, operands)
 
 
+def _new_dims_strided(x, key, out):
+    """``out`` (numpy's ``x[key]``) with PyTorch's strides for the dims that None (or a bool) adds: numpy gives
+    them 0, PyTorch's unsqueeze the extent (size * stride) of the dim of ``x`` the key reaches next, 1 past the
+    last (the dims before it are sliced already, the later ones not yet)."""
+    src = elem_strides(x.shape, x.strides, x.itemsize, type(x) is not MetaArray)
+    if x.size == 0 and type(x) is not MetaArray and not any(x.strides):  # a fresh empty array: PyTorch's strides
+        x = strided(x, x.shape, tuple(s * x.itemsize for s in src), writeable=x.flags.writeable)
+        out = x[key]
+    taken = sum(1 for k in key if not (k is None or k is Ellipsis or type(k) is bool))
+    strides = list(out.strides)
+    d = j = 0  # the next dim of x, of out
+    for k in key:
+        if k is None or type(k) is bool:
+            strides[j] = (x.shape[d] * src[d] if d < x.ndim else 1) * x.itemsize
+            j += 1
+        elif k is Ellipsis:
+            d, j = d + x.ndim - taken, j + x.ndim - taken
+        else:
+            d, j = d + 1, j + (type(k) is slice)
+    return strided(out, out.shape, tuple(strides), writeable=out.flags.writeable)
+
+
 @op(variants="", dunders=("__getitem__",), batch=rules.getitem, meta="cpu_args")
 def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     """``input[key]``: a view for ints/slices/None/..., a copy for tensor, list or mask keys."""
@@ -348,6 +370,8 @@ def getitem(input: Tensor, key, _node: str | None = None) -> Tensor:
     except IndexError as e:
         raise IndexError(str(e).replace("array", "tensor")) from None
     out = as_array(out)
+    if not advanced and any(k is None or type(k) is bool for k in key):  # a new dim
+        out = _new_dims_strided(x, key, out)
     # one index array (x[i], x[mask]): numpy lays the result out as PyTorch does (the indexed dims outermost),
     # so the common case pays nothing; a multi-dim index array may not be contiguous (x[i.t()])
     if advanced and out.ndim and out.size and (len(key) > 1 or (key[0].ndim > 1 and key[0].dtype != np.bool_)):

@@ -14,6 +14,7 @@ from ..._random import draws as _draws
 from ...random import _engine
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 from .._core.batching import unsupported
 from .._core.record import record
@@ -232,7 +233,10 @@ def _alpha(input: Tensor, p: float, train: bool, feature: bool, inplace: bool) -
     else:
         shape = x.shape
     refuse_complex_draw(x)
-    keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape).astype(x.dtype)
+    if type(x) is MetaArray:  # a meta tensor: the mask's shape only, nothing drawn
+        keep = MetaArray(shape, x.dtype)
+    else:
+        keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape).astype(x.dtype)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     dt = x.dtype.type
     b = (keep - dt(1)) * dt(_ALPHA * a) + dt(_ALPHA * a * p)

@@ -443,6 +443,10 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (probabilities up to a factor)."""
     p = input._data
+    if type(p) is MetaArray:  # PyTorch's meta kernel checks the rank only (in its own words): no values, no sizes
+        if p.ndim not in (1, 2):
+            raise RuntimeError(f"The probability distributions dimensions must be 1 or 2, but got {p.ndim}")
+        return into_out(_make(MetaArray(p.shape[:-1] + (num_samples,), np.int64)), out)
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if p.dtype not in FLOATING_NP:

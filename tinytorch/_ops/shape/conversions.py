@@ -10,13 +10,14 @@ from ..._dtype import C32_NP, FLOATING_NP, INEXACT_NP, NARROW_NP
 from ... import _dtype_casts
 from ..._quiet_fp import cast as quiet_cast
 from ... import _dtype
-from ..._meta_array import c_strides
 from ...autograd.node import Node, elem_strides
 from ...autograd.forward_ad import _out_dtype
 from ...autograd.grad_mode import version_counter
 from ...tensor import Tensor, _make, _new
 from .._core.batching import first_only, level_of
 from .._core.record import record
+from .._core.layout import (channels_last, channels_last_3d, contiguous_format, laid_out,  # noqa: F401
+                            preserve_format, strides_for)
 from .._core.registry import aten_only, op
 from ..creation import factory
 from ..._size import _require_cpu, device as Device
@@ -24,114 +25,9 @@ from ... import _meta_data
 from .shape import CloneBackward0
 
 
-class memory_format:
-    """A memory layout (``tinytorch.contiguous_format``, ``channels_last``, ...): how clone and
-    contiguous order a copy's elements in storage; the values never change."""
-
-    __module__ = "tinytorch"
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"{_dtype.SHOWN_AS[0]}.{self._name}"
-
-    def __reduce__(self):
-        return self._name
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-
-_CHANNELS_LAST_RANK = {channels_last: 4, channels_last_3d: 5}
-
-
 def _copy_as(x: np.ndarray, fmt) -> np.ndarray:
-    """A copy of ``x`` laid out as ``fmt`` asks (preserve_format: ``preserved_strides``)."""
-    if fmt is None or fmt is preserve_format:
-        if x.flags.c_contiguous and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
-            return x.copy()  # the common case: C order is the layout kept
-        return _copy_strided(x, preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize)))
-    if fmt is contiguous_format:
-        return x.copy()  # (C order)
-    rank = _CHANNELS_LAST_RANK.get(fmt)
-    if rank is None:
-        raise TypeError(f"memory_format must be tinytorch.memory_format, not {type(fmt).__name__}")
-    if x.ndim != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-    order = (0,) + tuple(range(2, rank)) + (1,)  # channels last in storage, the logical order kept
-    back = tuple(int(i) for i in np.argsort(order))
-    return np.ascontiguousarray(x.transpose(order)).transpose(back)
-
-
-def preserved_strides(shape: tuple, strides: tuple) -> tuple:
-    """The strides (in elements) of a copy that keeps a tensor's layout, as PyTorch's clone and ``empty_like``
-    with ``preserve_format`` give them. A tensor whose elements fill a block of memory with no gap and no
-    overlap keeps its strides as they are (a size-1 dim's too); any other (a gapped slice, an expanded dim)
-    gets dense strides that list its dims in the order of its strides, innermost first."""
-    big = sorted((s, n) for n, s in zip(shape, strides) if n >= 2)
-    step = 1
-    for s, n in big:  # the dims that step through memory, smallest stride first, each right after the last
-        if s != step:
-            break
-        step *= n
-    else:
-        return tuple(strides)
-    return _dense_strides(shape, strides)
-
-
-def _dense_strides(shape: tuple, strides: tuple) -> tuple:
-    """Dense strides for ``shape`` that order its dims as ``strides`` do (PyTorch's ``infer_dense_strides``, the
-    order its TensorIterator gives a result). The dims are sorted innermost first by an insertion sort over the
-    dims listed last-to-first: a dim moves inward past one of larger stride (or of equal stride and larger
-    size); it stops at one of smaller stride; a 0 stride (an expanded dim) on either side decides nothing, so
-    the dim is compared with the next one further in without having moved."""
-    nd = len(shape)
-    if nd < 2:
-        return (1,) * nd
-    perm = list(range(nd - 1, -1, -1))  # innermost first: the last dim, then the one before...
-    for i in range(1, nd):
-        at = i  # where the dim being placed is now
-        for j in range(i - 1, -1, -1):
-            a, b = perm[j], perm[at]
-            sa, sb = strides[a], strides[b]
-            if sa == 0 or sb == 0:
-                continue
-            if sa > sb or (sa == sb and shape[a] > shape[b]):
-                perm[j], perm[at] = b, a
-                at = j
-            elif sa < sb:
-                break
-    out = [0] * nd
-    step = 1
-    for d in perm:
-        out[d] = step
-        step *= max(shape[d], 1)
-    return tuple(out)
-
-
-def _copy_strided(x, strides: tuple):
-    """A copy of ``x`` (a numpy or a meta array) whose strides, in elements, are ``strides``, a dense layout."""
-    shape, item = x.shape, x.itemsize
-    if type(x) is _meta_data.MetaArray:
-        return _meta_data.MetaArray(shape, x.dtype, tuple(s * item for s in strides), value=x.value)
-    if 0 in shape or strides == c_strides(shape, 1):
-        return x.copy()
-    out = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), shape, tuple(s * item for s in strides),
-                                          writeable=True)
-    out[...] = x
-    return out
-
-
-def _channels_last_strides(shape: tuple, itemsize: int) -> tuple:
-    strides = [0] * len(shape)
-    step = itemsize
-    for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
-        strides[d] = step
-        step *= max(shape[d], 1)
-    return tuple(strides)
+    """A copy of ``x`` laid out as memory format ``fmt`` asks (``layout.strides_for``)."""
+    return laid_out(x, strides_for(x, fmt))
 
 
 @op(variants="function method", batch=first_only)
@@ -151,7 +47,7 @@ def contiguous(input: Tensor, *, memory_format=contiguous_format) -> Tensor:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     else:
         _copy_as(x[(slice(0, 0),) * x.ndim], memory_format)  # the format's own checks (rank)
-        if x.strides == _channels_last_strides(x.shape, x.itemsize):
+        if input.is_contiguous(memory_format=memory_format):  # as PyTorch's, size-1 dims not counted
             return input
     return record(_copy_as(x, memory_format), CloneBackward0, (input,))
 
@@ -207,6 +103,8 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
         out = quiet_cast(x, npd)  # NaN, inf and out-of-range values convert without numpy's warning, as in PyTorch
     else:
         out = x.astype(npd)
+    if not x.flags.c_contiguous or 1 in x.shape:  # (a C-ordered input's cast is C-ordered: nothing to do)
+        out = _kept_layout(input._data, out)  # numpy's order "K" is close to it, not its size-1 dims' strides
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)  # integer results never require grad
     return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
@@ -218,10 +116,17 @@ def _to_narrow(input: Tensor, x: np.ndarray, npd: np.dtype) -> Tensor:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
     if npd == C32_NP:
         _dtype_casts.warn_complex32()
-    out = _dtype_casts.convert(x, npd)
+    out = _kept_layout(x, _dtype_casts.convert(x, npd))
     if npd not in INEXACT_NP and input._requires_grad:
         return _make(out)
     return record(out, ToCopyBackward0, (input,), in_dtype=x.dtype)
+
+
+def _kept_layout(x, out):
+    """``out``, a C-ordered cast of ``x``, laid out as PyTorch's cast lays it (preserve_format: ``x``'s layout)."""
+    strides = strides_for(x, None)
+    return out if strides is None or strides == elem_strides(out.shape, out.strides, out.itemsize, False) else \
+        laid_out(out, strides)
 
 
 def _to_rule(op, input, *args, **kwargs):

@@ -13,7 +13,8 @@ import numpy as np
 from ... import _dtype
 from ... import storage as _storage
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
-from ...autograd.node import Node, u64
+from ...autograd.node import Node, elem_strides, u64
+from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make, _new, _view_of, _wrap_dim, register_attribute
 from . import _batching as rules
 from . import views as _views
@@ -312,7 +313,10 @@ def unsqueezed(x: np.ndarray, d: int) -> np.ndarray:
     y = x.reshape(x.shape[:d] + (1,) + x.shape[d:])
     # PyTorch keeps every stride and gives the new dim the next dim's extent (size * stride), 1 at the
     # end; numpy's reshape may pick others for size-1 dims
-    strides = x.strides[:d] + ((x.strides[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + x.strides[d:]
+    xs = x.strides
+    if not x.size and type(x) is not MetaArray:  # an empty array's strides as its tensor reports them
+        xs = tuple(s * x.itemsize for s in elem_strides(x.shape, xs, x.itemsize))
+    strides = xs[:d] + ((xs[d] * x.shape[d]) if d < x.ndim else x.itemsize,) + xs[d:]
     if y.strides != strides:
         y = strided(y, strides=strides, writeable=y.flags.writeable)
     return y
@@ -450,6 +454,22 @@ class ExpandBackward0(Node):
         return t.expand(_out_shape(self))
 
 
+def _expanded_strides(x, target: tuple, lead: int) -> tuple:
+    """PyTorch's strides (in bytes) for ``x`` expanded to ``target`` (``lead`` new dims in front): a dim kept at
+    its size keeps its stride (a size-1 dim's too); a grown one gets 0; a new one of size 1 gets the extent
+    (size * stride) of the dim after it, as unsqueeze does. A 0-d tensor's dims all get 0."""
+    if x.ndim == 0:
+        return (0,) * len(target)
+    src = elem_strides(x.shape, x.strides, x.itemsize, type(x) is not MetaArray)
+    out = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            out[i] = src[i - lead] if x.shape[i - lead] == target[i] else 0
+        elif target[i] == 1:
+            out[i] = target[i + 1] * out[i + 1]
+    return tuple(s * x.itemsize for s in out)
+
+
 @op(variants="method", batch=rules.expand)
 def expand(input: Tensor, *size) -> Tensor:
     """Broadcast to ``size`` without copying (-1 keeps a dim)."""
@@ -476,7 +496,7 @@ def expand(input: Tensor, *size) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
                                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
-    out = np.broadcast_to(x, target)
+    out = strided(x, target, _expanded_strides(x, target, lead), writeable=False)
     if _State.enabled and input._requires_grad:
         return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)

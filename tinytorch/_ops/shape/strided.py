@@ -148,7 +148,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     count = (length - size) // step + 1
     if nd == 0:
         pos = np.zeros(1, dtype=np.intp)
-        return record(_strided(x, (1,), (0,), writeable=True), UnfoldBackward0, (input,), view_of=input,
+        return record(_strided(x, (1,), (x.itemsize,), writeable=True), UnfoldBackward0, (input,), view_of=input,
                       **_positions(input, pos), dimension_arg=dimension, size_arg=size, step_arg=step)
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)

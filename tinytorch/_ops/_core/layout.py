@@ -1,0 +1,161 @@
+"""Memory formats and the strides a new tensor gets from one (PyTorch's MemoryFormat and its stride rules).
+
+A copy (``clone``, ``contiguous``, ``to``) and a ``*_like`` factory lay their result out as ``memory_format``
+asks: ``contiguous_format`` in C order, ``channels_last(_3d)`` with the channels innermost, and
+``preserve_format`` (the default) like the input: a non-overlapping and dense input's strides kept as they are
+(a size-1 dim's too), any other (a gapped slice, an expanded dim) given dense strides that order its dims as
+its own strides do. One test of density serves these copies and the overlap checks (``overlap.dense``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..._meta_array import MetaArray, c_strides
+from ..._dtype import SHOWN_AS
+from ...autograd.node import elem_strides
+
+
+class memory_format:
+    """A memory layout (``tinytorch.contiguous_format``, ``channels_last``, ...): how clone and
+    contiguous order a copy's elements in storage; the values never change."""
+
+    __module__ = "tinytorch"
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"{SHOWN_AS[0]}.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+_CHANNELS_LAST_RANK = {channels_last: 4, channels_last_3d: 5}
+
+
+def non_overlapping_and_dense(shape: tuple, strides: tuple, unit: int = 1) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements tile one block of memory exactly, strides counted
+    in ``unit`` (1: elements; an itemsize: numpy's bytes). Size-1 dims say nothing; the others, smallest stride
+    first and an empty dim last, each step right past the block of the ones before."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == unit
+    expected = unit
+    for _empty, stride, size in sorted((n == 0, s, n) for n, s in zip(shape, strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def preserved_strides(shape: tuple, strides: tuple) -> tuple:
+    """The strides (in elements) of a copy under ``preserve_format``: ``strides`` themselves where they are
+    non-overlapping and dense, else ``dense_strides`` in their order."""
+    return tuple(strides) if non_overlapping_and_dense(shape, strides) else dense_strides(shape, strides)
+
+
+def dense_strides(shape: tuple, strides: tuple) -> tuple:
+    """Dense strides for ``shape`` that order its dims as ``strides`` do (PyTorch's ``infer_dense_strides``, the
+    order its TensorIterator gives a result). The dims are sorted innermost first by an insertion sort over the
+    dims listed last-to-first: a dim moves inward past one of larger stride (or of equal stride and larger
+    size); it stops at one of smaller stride; a 0 stride (an expanded dim) on either side decides nothing, so
+    the dim is compared with the next one further in without having moved."""
+    nd = len(shape)
+    if nd < 2:
+        return (1,) * nd
+    perm = list(range(nd - 1, -1, -1))  # innermost first: the last dim, then the one before...
+    for i in range(1, nd):
+        at = i  # where the dim being placed is now
+        for j in range(i - 1, -1, -1):
+            a, b = perm[j], perm[at]
+            sa, sb = strides[a], strides[b]
+            if sa == 0 or sb == 0:
+                continue
+            if sa > sb or (sa == sb and shape[a] > shape[b]):
+                perm[j], perm[at] = b, a
+                at = j
+            elif sa < sb:
+                break
+    out = [0] * nd
+    step = 1
+    for d in perm:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def channels_last_strides(shape: tuple) -> tuple:
+    """The strides (in elements) of ``channels_last`` (4-d) or ``channels_last_3d`` (5-d): channels innermost,
+    then the spatial dims last to first, the batch outermost (a 0 size counted as 0, as PyTorch's)."""
+    strides = [0] * len(shape)
+    step = 1
+    for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def strides_for(x, fmt) -> tuple | None:
+    """The strides (in elements) of a new tensor laid out like ``x`` (a numpy or a meta array) as memory format
+    ``fmt`` asks (None: preserve_format), or None where that is C order; PyTorch's errors for a format that
+    is not one, or a channels-last format of the wrong rank."""
+    if fmt is None or fmt is preserve_format:
+        if x.flags.c_contiguous and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
+            return None  # the common case: C order is the layout kept
+        meta = type(x) is MetaArray
+        return preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize, not meta))
+    if fmt is contiguous_format:
+        return None
+    rank = _CHANNELS_LAST_RANK.get(fmt)
+    if rank is None:
+        raise TypeError(f"memory_format must be tinytorch.memory_format, not {type(fmt).__name__}")
+    if x.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    return channels_last_strides(x.shape)
+
+
+def meta_like_strides(x, fmt) -> tuple | None:
+    """``strides_for`` as PyTorch's meta ``*_like`` factories give them (a Python decomposition: ``empty_permuted``
+    in the order an elementwise result takes). Under preserve_format: C order for an input contiguous but for
+    its size-1 dims, channels-last strides for a 4-d one channels-last but for them; one that is both or
+    neither gets ``dense_strides`` in its order, even where its own strides are dense."""
+    if not (fmt is None or fmt is preserve_format):
+        return strides_for(x, fmt)
+    shape, strides = x.shape, elem_strides(x.shape, x.strides, x.itemsize, False)
+    if len(shape) < 2:
+        return None
+
+    def packed(order) -> bool:  # the dims in ``order``, innermost first, each right past the ones before
+        expected = 1
+        for d in order:
+            if shape[d] != 1:
+                if strides[d] != expected:
+                    return False
+                expected *= shape[d]
+        return True
+
+    rows = packed(range(len(shape) - 1, -1, -1))
+    last = len(shape) == 4 and packed((1, 3, 2, 0))
+    if rows != last:
+        return None if rows else channels_last_strides(shape)
+    return dense_strides(shape, strides)
+
+
+def laid_out(x, strides: tuple | None):
+    """A copy of ``x`` (a numpy or a meta array) whose strides, in elements, are ``strides`` (a dense layout;
+    None: C order)."""
+    shape, item = x.shape, x.itemsize
+    if type(x) is MetaArray:
+        if strides is None:
+            return x.copy()
+        return MetaArray(shape, x.dtype, tuple(s * item for s in strides), value=x.value)
+    if strides is None or 0 in shape or strides == c_strides(shape, 1):
+        return x.copy()
+    out = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), shape, tuple(s * item for s in strides),
+                                          writeable=True)
+    out[...] = x
+    return out
