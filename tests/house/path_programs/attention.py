@@ -1,5 +1,5 @@
-"""Programs that reach the paths of ``tinytorch/_cpu/attention.py`` (the products across the pool, the scores'
-scaling, mask and row maxima in one compiled pass, a large softmax's rows across threads, PyTorch's CPU flash kernel forward and backward): target -> [make(rng, dtype,
+"""Programs that reach the paths of ``tinytorch/_cpu/attention.py`` (the products across the pool, a large
+softmax's rows across threads, PyTorch's CPU flash kernel forward and backward): target -> [make(rng, dtype,
 shape) yielding (name, fn, arrays)]. 4-d inputs take the flash kernel, 3-d and 2-d ones the math path; masks,
 causal rows and grouped heads included."""
 import numpy as np
@@ -33,5 +33,5 @@ def _attentions(rng, dtype, shape):
     yield "sdpa 3-d, large", (lambda q, k, v: F.scaled_dot_product_attention(q, k, v)), _qkv(rng, dtype, (6,), 320, 320, 8)
 
 
-PROGRAMS = {target: [_attentions] for target in ("attention._gemm", "attention._safe_softmax", "attention._masked_scores",
+PROGRAMS = {target: [_attentions] for target in ("attention._gemm", "attention._safe_softmax",
                                                  "attention._flash_forward", "attention._grads_without_graph")}
