@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ops._core import paths
-from .._ops._kernels import compiled as _compiled, flash_attention, parallel
+from .._ops._kernels import flash_attention, parallel
 from .._ops.nn import attention
 from ..tensor import _make
 
@@ -21,27 +21,6 @@ _safe_softmax_reference = paths.reference_kernel(attention, "_safe_softmax")
 paths.kernel(attention, "_gemm", ulps=None, when="every product of the attention (a batch of them across threads)",
              why="speed: a batch of GEMMs across the pool; the same floats where a GEMM rounds alike on one BLAS "
              "thread and on several")(parallel.matmul)
-
-
-_masked_scores_reference = paths.reference_kernel(attention, "_masked_scores")
-
-
-@paths.kernel(attention, "_masked_scores", when="[fast] installed; C-contiguous float32/float64 scores with keys, "
-              "no float mask, no bias or an (L, S) one", why="speed: the scaling, the mask and each row's maximum in "
-              "one compiled pass (numpy's: three, the maximum's the slowest on rows of tens of keys)")
-def masked_scores(s, scale, float_mask, bias):
-    if (float_mask is None and type(s) is np.ndarray and s.ndim >= 2 and s.size and s.shape[-1]
-            and s.dtype in _compiled.FLOATS and s.flags.c_contiguous
-            and (bias is None or (bias.shape == s.shape[-2:] and bias.dtype == s.dtype and bias.flags.c_contiguous))):
-        fast = _compiled.family("attention")
-        if fast is not None:
-            n = s.shape[-1]
-            m = np.empty(s.shape[:-1] + (1,), s.dtype)
-            fast.scores_into(s.reshape(-1, n), scale, _compiled.NONE2[s.dtype] if bias is None else bias,
-                             m.reshape(-1))
-            # (a NaN's payload may be another than numpy's maximum's: such rows take numpy's maximum again)
-            return s, m if np.isfinite(m).all() else None
-    return _masked_scores_reference(s, scale, float_mask, bias)
 
 
 @paths.kernel(attention, "_safe_softmax", when=f"C-contiguous scores of {parallel.SPLIT_FROM} elements or more, "
@@ -71,12 +50,14 @@ def grads_without_graph(node, g, q, k, v, mask, need):
     """The gradients of (query, key, value, attn_mask) by the flash kernel's steps, the heads folded back as the
     formula folds them."""
     q, k, v = q._data, k._data, v._data
-    sums, node.sums = node.sums, None  # the flash forward's exponentials: normalised once, in place, by the backward
+    if node.sums is not None:  # the flash forward's exponentials: normalised once, in place
+        np.divide(node.probs, node.sums, out=node.probs)
+        node.sums = None
     rep = node.rep
     need_m = len(need) > 3 and need[3]
     dq, dk, dv, ds = flash_attention.backward(g._data, q, attention._expand_heads(k, rep),
                                               attention._expand_heads(v, rep), node.probs, node.keep, node.scale,
-                                              need[0], need[1], need[2], sums)
+                                              need[0], need[1], need[2])
     if dq is not None and dq.shape != q.shape:
         dq = attention._fold_heads(dq, 1, q.shape)
     dk = attention._fold_heads(dk, rep, k.shape) if need[1] else None

@@ -577,36 +577,6 @@ def _mersenne_twister_case(seed):
     return run
 
 
-def _attention_case(seed, other=False):
-    """scaled_dot_product_attention's flash path forward and backward, float32 and float64: causal, a bool mask,
-    no mask; ``other``: a float mask (added by numpy's passes), or (odd seeds) a NaN and an infinity among the
-    queries (the math path's forward)."""
-    rng = np.random.default_rng(seed)
-    dt = (np.float32, np.float64)[seed % 2]
-    b, h, l, s, e = [(2, 3, 5, 7, 4), (16, 4, 32, 32, 16), (1, 2, 9, 9, 8)][seed // 2 % 3]
-    q, k, v, g = (rng.standard_normal(shape).astype(dt) * 3 for shape in
-                  ((b, h, l, e), (b, h, s, e), (b, h, s, e), (b, h, l, e)))
-    kind = "float" if other and seed % 2 == 0 else ("none", "bool", "causal")[seed % 3]
-    if other and seed % 2:
-        q[0, 0, 1, 0], q[0, 1, 2, 1] = np.nan, np.inf
-    mask = None
-    if kind == "bool":
-        mask = rng.uniform(size=(l, s)) < 0.7
-        mask[:, 0] = True  # every row attends to something
-    elif kind == "float":
-        mask = rng.standard_normal((l, s)).astype(dt)
-
-    def run(lib=tt):
-        Q, K, V = (lib.tensor(a, requires_grad=True) for a in (q, k, v))
-        m = None if mask is None else lib.tensor(mask)
-        y = lib.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=m,
-                                                            is_causal=kind == "causal" and l == s)
-        y.backward(lib.tensor(g))
-        return [y.detach(), Q.grad, K.grad, V.grad]
-    run.any_nan = other
-    return run
-
-
 CASES = {
     "batch_norm": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_case, 12),
     "batch_norm_module": (("batch_norm.train_forward", "batch_norm.train_backward"), _batch_norm_module_case, 4),
@@ -637,10 +607,6 @@ CASES = {
     "cross_entropy": (("cross_entropy.shift_rows", "cross_entropy.row_sums", "cross_entropy.finish"),
                       _cross_entropy_case, 12),
     "max_pool": (("pool.max_2x2",), _max_pool_case, 16),
-    "attention": (("attention.scores_into", "attention.probs_products_into", "attention.score_grads_into"),
-                  _attention_case, 12),
-    # (a float mask, or NaN scores: numpy's passes forward, the gradient's last step compiled)
-    "attention_other": (("attention.score_grads_into",), lambda seed: _attention_case(seed, other=True), 6),
     "mersenne_twister": (("mersenne_twister.words", "mersenne_twister.words64", "mersenne_twister.below53"), _mersenne_twister_case, 12),
 }
 
@@ -659,7 +625,7 @@ def _params(onednn_exp=False):
 # the families whose kernels only CPU paths call (tinytorch/_cpu/), none of them registered under
 # TINYTORCH_REFERENCE=1: there both sides of a comparison run the reference
 _CPU_PATH_FAMILIES = {"batch_norm", "conv", "layer_norm", "pool", "reduce", "outer", "cross_entropy", "resample",
-                      "gelu", "relu", "rnn", "attention"}
+                      "gelu", "relu", "rnn"}
 
 
 @pytest.mark.bitexact

@@ -231,7 +231,15 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
     kr, vr = _expand_heads(k, rep), _expand_heads(v, rep)
     if q.shape[:-2] != kr.shape[:-2]:
         broadcast_shapes(q.shape[:-2], kr.shape[:-2])  # PyTorch's error for heads that do not match
-    s, m = _masked_scores(_gemm(q, _mT(kr)), q.dtype.type(scale), float_mask, bias)
+    s = _gemm(q, _mT(kr))
+    s *= q.dtype.type(scale)
+    if float_mask is not None:
+        s = s + float_mask._data
+    if bias is not None:
+        if bias.ndim <= s.ndim and bias.shape == s.shape[s.ndim - bias.ndim:]:
+            s += bias
+        else:
+            s = s + bias
     masked = float_mask is not None or bias is not None
     if type(s) is MetaArray:  # meta inputs: the result's shape and dtype (the kernels below fill real buffers)
         out = MetaArray(s.shape[:-1] + vr.shape[-1:], q.dtype)
@@ -239,11 +247,10 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
             return _make(out)
         return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, None, None,
                          MetaArray(s.shape, s.dtype), None)
+    m = None
     dead = None
     if masked:
-        if m is not None:
-            dead = m == _MASKED
-        elif s.shape[-1]:
+        if s.shape[-1]:
             # a row is dead (every key masked) exactly where its maximum is -inf
             m = last_axis_max(s)
             dead = m == _MASKED
@@ -281,21 +288,6 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
     if not grad:
         return _make(out)
     return _recorded(query, key, value, float_mask, out, flash, rep, scale, bias, keep, dead, probs, None)
-
-
-def _masked_scores(s: np.ndarray, scale, float_mask, bias) -> tuple:
-    """(s * scale + float_mask + bias, None) for the products ``s`` (a fresh array, scaled in place; either mask
-    None where absent), the masks added in that order; ``tinytorch/_cpu/attention.py`` binds a fused loop
-    that also gives each row's maximum (the same floats) in place of None."""
-    s *= scale
-    if float_mask is not None:
-        s = s + float_mask._data
-    if bias is not None:
-        if bias.ndim <= s.ndim and bias.shape == s.shape[s.ndim - bias.ndim:]:
-            s += bias
-        else:
-            s = s + bias
-    return s, None
 
 
 def _flash_forward(s: np.ndarray, m: np.ndarray, v: np.ndarray, q: np.ndarray) -> tuple:

@@ -37,16 +37,15 @@ import warnings
 
 import numpy as np
 
-__all__ = ["FLOATS", "NONE", "NONE2", "available", "describe", "disabled", "family", "loaded_family", "report", "set_enabled"]
+__all__ = ["FLOATS", "NONE", "available", "describe", "disabled", "family", "loaded_family", "report", "set_enabled"]
 
 _OFF = os.environ.get("TINYTORCH_NO_NUMBA", "") not in ("", "0")
 _families: dict = {}  # name -> its module of compiled kernels, or None where it failed to load
 _seconds: dict = {}  # name -> seconds its first load took (numba's import, compile or cache load)
 FAMILIES = ("batch_norm", "layer_norm", "gelu", "adam", "rnn", "resample", "conv", "relu", "pool", "mersenne_twister",
-            "reduce", "outer", "cross_entropy", "cascade_sum", "attention")
+            "reduce", "outer", "cross_entropy", "cascade_sum")
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # the dtypes every kernel is compiled for
 NONE = {t: np.empty(0, t) for t in FLOATS}  # a kernel's "None" for an optional 1-d argument (a bias)
-NONE2 = {t: np.empty((0, 0), t) for t in FLOATS}  # and for an optional 2-d one
 
 
 def family(name: str):
