@@ -40,8 +40,10 @@ _BATCH = 1000  # items per APPENDS / SETITEMS, as pickle does
 
 
 def _root(arr: np.ndarray):
-    """The object that owns ``arr``'s memory: views of one base share it."""
-    while isinstance(arr, np.ndarray) and arr.base is not None:
+    """The object that owns ``arr``'s memory: views of one base share it. numpy's ``as_strided`` (expand's
+    strides) holds its base through a plain object whose ``base`` is the array, so the chain goes through any
+    object with a ``base``."""
+    while getattr(arr, "base", None) is not None:
         arr = arr.base
     return arr
 
