@@ -496,7 +496,10 @@ def expand(input: Tensor, *size) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
                                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, x.shape))}]")
-    out = strided(x, target, _expanded_strides(x, target, lead), writeable=False)
+    if x.size and 1 not in target and type(x) is not MetaArray:
+        out = np.broadcast_to(x, target)  # numpy's strides are PyTorch's here: no size-1 dim in the result, none empty
+    else:
+        out = strided(x, target, _expanded_strides(x, target, lead), writeable=False)
     if _State.enabled and input._requires_grad:
         return record(out, ExpandBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
