@@ -107,22 +107,27 @@ qint32 = dtype("qint32", np.int32, 1, "QInt32Tensor")
 QUANTIZED = (qint8, quint8, qint32)
 
 
-class qscheme:
-    """How a quantized tensor maps integers to reals: ``tinytorch.per_tensor_affine`` (one scale and zero point)..."""
+def named_constants(kind: str, doc: str) -> type:
+    """A class of named singletons (``tinytorch.per_tensor_affine``, ``tinytorch.strided``,
+    ``tinytorch.channels_last``): each instance is known by its name alone, prints as ``tinytorch.<name>`` (or
+    ``torch.<name>``) and unpickles as the module-level object of that name. One definition serves the three kinds
+    PyTorch has (``qscheme``, ``layout``, ``memory_format``), each a class of its own directly under ``object``."""
 
-    __slots__ = ("name",)
-    __module__ = "tinytorch"
-
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def __repr__(self) -> str:
         return f"{SHOWN_AS[0]}.{self.name}"
 
     def __reduce__(self):
-        return self.name  # unpickles as the module-level singleton
+        return self.name  # the module-level singleton of that name
+
+    return type(kind, (), {"__doc__": doc, "__module__": "tinytorch", "__slots__": ("name",),
+                           "__init__": __init__, "__repr__": __repr__, "__reduce__": __reduce__})
 
 
+qscheme = named_constants("qscheme", "How a quantized tensor maps integers to reals: ``tinytorch.per_tensor_affine``"
+                                     " (one scale and zero point)...")
 per_tensor_affine = qscheme("per_tensor_affine")
 per_channel_affine = qscheme("per_channel_affine")
 per_tensor_symmetric = qscheme("per_tensor_symmetric")

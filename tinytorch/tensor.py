@@ -270,7 +270,7 @@ class Tensor(_TensorPlacement, _TensorConversion):
     def is_contiguous(self, memory_format=None) -> bool:
         """Laid out row-major (``contiguous_format``, the default) or channels-last (``channels_last`` for 4-d,
         ``channels_last_3d`` for 5-d); as PyTorch, dims of size 1 do not count."""
-        name = getattr(memory_format, "_name", None)
+        name = getattr(memory_format, "name", None)
         if name in (None, "contiguous_format"):
             return self._data.flags.c_contiguous
         if name == "preserve_format":

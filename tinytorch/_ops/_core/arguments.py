@@ -24,7 +24,7 @@ _FACTORY_OPTIONS = frozenset({"layout", "pin_memory"})
 
 def strided_only(layout, pin_memory) -> None:
     """Factories take PyTorch's ``layout=`` and ``pin_memory=``: tinytorch makes strided tensors on the CPU."""
-    if layout is not None and getattr(layout, "_name", "strided") != "strided":
+    if layout is not None and getattr(layout, "name", "strided") != "strided":
         raise NotImplementedError(f"tinytorch has no sparse tensors: layout={layout!r} is not supported")
     if pin_memory:
         raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "

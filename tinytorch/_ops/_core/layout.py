@@ -10,25 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._meta_array import MetaArray, c_strides
-from ..._dtype import SHOWN_AS
+from ..._dtype import named_constants
 from ...autograd.node import elem_strides
 
 
-class memory_format:
-    """A memory layout (``tinytorch.contiguous_format``, ``channels_last``, ...): how clone and
-    contiguous order a copy's elements in storage; the values never change."""
-
-    __module__ = "tinytorch"
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"{SHOWN_AS[0]}.{self._name}"
-
-    def __reduce__(self):
-        return self._name
-
+memory_format = named_constants("memory_format", "A memory layout (``tinytorch.contiguous_format``, "
+    "``channels_last``, ...): how clone and contiguous order a copy's elements in storage; the values never change.")
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
@@ -114,7 +101,7 @@ def strides_for(x, fmt) -> tuple | None:
     if rank is None:
         raise TypeError(f"memory_format must be tinytorch.memory_format, not {type(fmt).__name__}")
     if x.ndim != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
     return channels_last_strides(x.shape)
 
 

@@ -7,7 +7,7 @@ import numbers
 import types
 
 from ... import storage as _storage
-from ..._dtype import SHOWN_AS
+from ..._dtype import named_constants
 from ...autograd import forward_ad
 from ...autograd.grad_mode import _Active
 from ...autograd.node import Node
@@ -17,19 +17,8 @@ from .torch_function import add_routed, dispatch as _dispatch, subclass_among
 from ...tensor import Tensor, register_attribute
 
 
-class layout:
-    """A tensor layout: strided (dense), or sparse COO / CSR (``_ops/sparse``); the others are names only."""
-
-    __module__ = "tinytorch"
-    def __init__(self, name: str):
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"{SHOWN_AS[0]}.{self._name}"
-
-    def __reduce__(self):
-        return self._name
-
+layout = named_constants("layout", "A tensor layout: strided (dense), or sparse COO / CSR (``_ops/sparse``); the "
+                                   "others are names only.")
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
