@@ -285,7 +285,11 @@ class Traced:
             self_value = g.value(f"__torch__.{_qualified(type(module))}")
             g.set_name(self_value, "self")
             g.inputs.append(self_value)
-            g.skip(_attribute_count(module))
+            # the tracer's view of each tensor bound again under a later name (a constant per size, their list,
+            # the view: dropped, but numbered, and their reads of the tensor named, _convert)
+            later = _later_bindings(module)
+            g.skip(_attribute_count(module) + sum(t.dim() + 2 for _, t in later))
+        self._attrs: dict = {}      # path of an attribute -> the one value standing for it (PyTorch's TracedAttr)
         fx_nodes = list(program.gm.graph.nodes)
         for index, n in enumerate(fx_nodes):
             while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
@@ -320,18 +324,18 @@ class Traced:
                 node.call, node.index = call, index
         # where each value was made: the call whose block holds it (None: the forward itself)
         self.made_in = {o: node.call for node in g.nodes for o in node.outputs}
-        modules: dict = {}
         for c in self.calls:
-            c.module_value = modules.setdefault(c.path, Value(-1, f"__torch__.{_qualified(type(c.module))}"))
+            c.module_value = self._what(tuple(c.path.split(".")), f"__torch__.{_qualified(type(c.module))}")
             c.self_value = Value(-1, c.module_value.type)
             g.set_name(c.self_value, "self")  # (each block's self, in the order the calls began)
             c.outs = []
         self._lift_uses(None)
         self._lift(g.returned, None)
         self._names_of_methods()
-        self._blocks: dict = {}    # call -> [(what it reads, its GetAttr value, attribute name)]
+        self._views = [self._what(path, "Tensor", t) for path, t in later] if module is not None else []
+        self._blocks: dict = {}    # call -> (its chains of GetAttr, the attributes it takes as inputs, their values)
         self._methods: dict = {}   # call -> its method's graph
-        self._name_attributes()
+        self._convert(None)
 
     def _lift(self, v: Value, user) -> None:
         """A value used in ``user``'s block (a call, None: the forward) but made in a block inside another: each
@@ -370,9 +374,21 @@ class Traced:
         owner_path, _, attr = n.target.rpartition(".")
         if self.module is None or (owner_path or attr) and not _has_tensor(self.module, n.target):
             _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
-        v = Value(-1, "Tensor")  # the attribute as the tracer holds it; each block reads it by a GetAttr of its own
-        v.attr, v.owner = attr, owner_path
-        v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
+        # the attribute as the tracer holds it (by the first name it was bound under); each block reads it by a
+        # GetAttr of its own
+        v = self._what(tuple(n.target.split(".")), "Tensor", _tensors(self.module)[n.target])
+        if not hasattr(v, "traced"):
+            v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
+        return v
+
+    def _what(self, path: tuple, type_: str, tensor=None) -> Value:
+        """The one value standing for the attribute at ``path`` (a tensor's first name, a submodule's scope): its
+        GetAttr's type ``type_``; as an input of a method taking it, the tensor's type or the module's."""
+        v = self._attrs.get(path)
+        if v is None:
+            v = self._attrs[path] = Value(-1, type_)
+            v.path = path
+            v.input_type = type_ if tensor is None else tensor_type(tensor)
         return v
 
     def _names_of_methods(self) -> None:
@@ -392,46 +408,66 @@ class Traced:
         items += [(c.start, 0, k, c) for k, c in enumerate(self.calls) if c.parent is call]
         return [item[-1] for item in sorted(items, key=lambda item: item[:3])]
 
-    def _reads(self, call) -> list:
-        """(what, its GetAttr value, attribute name) for each attribute ``call``'s block (None: the forward) reads:
-        a parameter or buffer its ops read, a submodule it calls; in the order first read."""
-        if call in self._blocks:
-            return self._blocks[call]
-        reads, seen = [], {}
-        path = call.path if call is not None else ""
+    def _convert(self, call) -> None:
+        """The attribute reads of ``call``'s block (None: the forward) as PyTorch's ``ConvertTracedAttrReferences``
+        makes them, blocks inside first: going through its nodes (a call's block before the call itself, which
+        reads its module, then the attributes its block takes as inputs), each attribute read the first time in the
+        block becomes a chain of ``prim::GetAttr`` from the block's ``self`` where the attribute's path is under
+        the block's scope (``self.lin.weight`` read in the forward: ``lin``, then ``weight``), else an input of the
+        block, which its caller gives in turn. Each GetAttr is named as it is made (a name taken moves the older
+        value to ``name.1``: a Sequential's first Linear reads ``%bias.1``). The forward's block starts with the
+        views of the tensors bound again under later names, each reading the tensor's first name (dropped later,
+        their GetAttrs' names stay taken)."""
+        prefix = () if call is None else tuple(call.path.split("."))
+        chains, captures, local = [], [], {}
+        self._blocks[call] = (chains, captures, local)
+
+        def resolve(what: Value) -> None:
+            if what in local:
+                return
+            if what.path[:len(prefix)] != prefix:  # above this block's scope: an input, given by the caller
+                local[what] = Value(-1, what.input_type)
+                captures.append(what)
+                return
+            links = []
+            for k in range(len(prefix), len(what.path)):
+                atom = what.path[k]
+                inner = ".".join(what.path[:k + 1])
+                type_ = what.type if k == len(what.path) - 1 else \
+                    f"__torch__.{_qualified(type(self.module.get_submodule(inner)))}"
+                v = Value(-1, type_)
+                self.raw.set_name(v, atom if atom.isidentifier() else f"_{atom}")
+                links.append((atom, v))
+            chains.append(links)
+            local[what] = links[-1][1]
+        if call is None:
+            for what in self._views:
+                resolve(what)
         for item in self._direct(call):
             if isinstance(item, Node):
                 for v in item.inputs:
-                    if getattr(v, "attr", None) is None or v in seen:
-                        continue
-                    if v.owner != path:
-                        _refuse(f"{v.owner + '.' if v.owner else ''}{v.attr} read outside its module's forward "
-                                "(PyTorch reads it through a chain of prim::GetAttr)")
-                    seen[v] = Value(-1, "Tensor")
-                    reads.append((v, seen[v], v.attr))
-            elif item.module_value not in seen:
-                seen[item.module_value] = Value(-1, item.module_value.type)
-                reads.append((item.module_value, seen[item.module_value], item.path.rpartition(".")[2]))
-        self._blocks[call] = reads
-        return reads
+                    if getattr(v, "path", None) is not None:
+                        resolve(v)
+            else:
+                self._convert(item)
+                resolve(item.module_value)
+                for what in self._blocks[item][1]:
+                    resolve(what)
 
-    def _name_attributes(self) -> None:
-        """Name the GetAttr values as PyTorch's lifting does: block by block, each call's after the calls inside
-        it, the forward's last; a name taken moves the older value to ``name.1`` (so a Sequential's first Linear
-        reads ``%bias.1``)."""
-        for call in sorted(self.calls, key=lambda c: (c.end, -c.depth)) + [None]:
-            for _, value, name in self._reads(call):
-                self.raw.set_name(value, name if name.isidentifier() else f"_{name}")
-
-    def _getattrs(self, call, self_value: Value, values: dict) -> list:
-        """The ``prim::GetAttr`` nodes ``call``'s block starts with, on ``self_value``: the last read first (each
-        was inserted before the others); ``values`` maps what each reads to its GetAttr's value."""
-        nodes = []
-        for what, value, name in reversed(self._reads(call)):
-            node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
-            node.outputs.append(values.setdefault(what, value))
-            nodes.append(node)
-        return nodes
+    def _getattrs(self, call, self_value: Value, made) -> tuple[list, dict]:
+        """The ``prim::GetAttr`` nodes ``call``'s block starts with, on ``self_value``: the last chain made first
+        (each was inserted before the others), a chain in its order; ``made(value, node)``: the value this graph
+        holds for a GetAttr's. Returns the nodes and {attribute: its value here}."""
+        chains, _, local = self._blocks[call]
+        nodes, here = [], {}
+        for links in reversed(chains):
+            owner = self_value
+            for atom, v in links:
+                node = Node("prim::GetAttr", [owner], f'[name="{atom}"]')
+                owner = here[v] = made(v, node)
+                node.outputs.append(owner)
+                nodes.append(node)
+        return nodes, {what: here[v] for what, v in local.items() if v in here}
 
     def _call_node(self, c, inputs: list, out: Value) -> Node:
         node = Node("prim::CallMethod", inputs, f'[name="{c.method_name}"]')
@@ -450,13 +486,12 @@ class Traced:
         g._names, g._suffixes = dict(raw._names), dict(raw._suffixes)
         g.inputs = list(raw.inputs)
         self_value = raw.inputs[0] if self.module is not None else None
-        replaced: dict = {}
-        g.nodes = self._getattrs(None, self_value, replaced) if self_value is not None else []
+        g.nodes, replaced = self._getattrs(None, self_value, _placed) if self_value is not None else ([], {})
         # the values made and dropped: per call its block's self and a result for each value it gives out; the
         # GetAttrs; then, call by call as their methods are made, a None (and its place) where a block gives out
         # nothing, the tuple of its results, the call's tuple and their unpacking where it gives out several
         g._next = raw._next + sum(1 + len(c.outs) for c in self.calls)
-        g._next += sum(len(self._reads(c)) for c in [None] + self.calls)
+        g._next += sum(sum(map(len, chains)) + len(taken) for chains, taken, _ in self._blocks.values())
         unpacked: dict = {}
         for c in sorted(self.calls, key=lambda c: (c.end, -c.depth)):
             if len(c.outs) > 1:
@@ -513,12 +548,12 @@ class Traced:
             g.inputs.append(c)
             g.captured.append(v)
             return c
-        nodes = []
-        for what, got, name in reversed(self._reads(call)):  # (the last read first, as in the block)
-            node = Node("prim::GetAttr", [me], f'[name="{name}"]')
-            local[what] = out = value(got.type, node, like=got)
-            node.outputs.append(out)
-            nodes.append(node)
+        for what in self._blocks[call][1]:  # the attributes its caller gives: inputs after self
+            local[what] = taken = value(what.input_type)
+            g.inputs.append(taken)
+            g.captured.append(what)
+        nodes, attrs = self._getattrs(call, me, lambda v, node: value(v.type, node, like=v))
+        local.update(attrs)
         calls = []
         for item in self._direct(call):
             if isinstance(item, Node):
@@ -646,6 +681,11 @@ class Traced:
         return m.inputs, list(reversed(constants)) + rest, pooled.get(returned, returned)
 
 
+def _placed(v: Value, node: Node) -> Value:
+    v.node = node
+    return v
+
+
 def _returned_type(call) -> str:
     """The type of a method call's result (its method's return type)."""
     n = len(call.outs)
@@ -669,7 +709,32 @@ def _scope(call) -> str | None:
 
 
 def _has_tensor(module, target: str) -> bool:
-    return target in dict(module.named_parameters()) or target in dict(module.named_buffers())
+    return target in _tensors(module)
+
+
+def _tensors(module) -> dict:
+    return {**dict(module.named_buffers()), **dict(module.named_parameters())}
+
+
+def _later_bindings(module) -> list:
+    """(the first path, tensor) for each parameter or buffer PyTorch's tracer binds again: it binds a module's
+    tensors, then its submodules' (each name of a shared one), and a tensor met before gets a view of it."""
+    first: dict = {}
+    later = []
+
+    def walk(mod, prefix: tuple) -> None:
+        for name, t in list(mod._parameters.items()) + list(mod._buffers.items()):
+            if t is None:
+                continue
+            if id(t) in first:
+                later.append((first[id(t)], t))
+            else:
+                first[id(t)] = prefix + (name,)
+        for name, child in mod._modules.items():
+            if child is not None:
+                walk(child, prefix + (name,))
+    walk(module, ())
+    return later
 
 
 def _check_calls(calls: list) -> None:
@@ -1022,7 +1087,8 @@ def print_code(g: Graph, name: str, method: bool, self_name: str = "self") -> st
         else:
             ident = code.name_for(v)
         code.exprs[v] = ident
-        params.append(ident if method and i == 0 else f"{ident}: Tensor")
+        annotation = v.type if v.type.startswith("__torch__.") else "Tensor"  # (a module taken as an input)
+        params.append(ident if method and i == 0 else f"{ident}: {annotation}")
     code.scan()
     body = code.write()
     joined = ",\n    ".join(params)

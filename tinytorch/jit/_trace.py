@@ -208,8 +208,6 @@ class _Recording(_capture.Recording):
     def enter_call(self, path: str, module, args, kwargs):
         parent = self._open[-1] if self._open else None
         call = _Call(path, module, parent, len(self.graph.nodes))
-        if " (also " in path:
-            call.problem = "is held under several names"
         tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
         call.inputs = [self.nodes.get(id(a)) for a in args] if tensors else []
         if not tensors or None in call.inputs:
@@ -303,16 +301,19 @@ class _Call:
         self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
 
 
-def _shared_problem(module: Module, sub: Module, paths: list) -> bool:
-    """Whether ``sub``, held under several names (``paths``), is a module whose calls ``_ir.py`` cannot print as
-    PyTorch does. Names under one module: PyTorch's tracer calls it by the first (``named_children`` skips the
-    others), which ``_ir.py`` follows. But a tensor it holds is bound again for each later name, as a view (a
-    constant per size, their list, the view), and that view's read of the tensor becomes a chain of GetAttr from
-    the top (all dropped, yet numbered and named: the later GetAttrs of the tensor read ``bias.3``), which
-    ``_ir.py`` does not follow; and names under several modules make the last name its scope, read through the
-    other's block."""
-    owners = {id(module.get_submodule(p.rpartition(".")[0])) for p in paths}
-    return len(owners) > 1 or any(True for _ in sub.parameters()) or any(True for _ in sub.buffers())
+def _scope_paths(module: Module) -> dict:
+    """id(submodule) -> the path PyTorch's tracer names its calls' scope by (``__module.<path>``): it registers
+    each module's children (``named_children``, which skips a second name under one module), the children's
+    children after them, a later name of an instance in another module replacing the earlier one; so a submodule
+    held under several names takes the last of them that is not a repeat within one module."""
+    paths: dict = {}
+
+    def register(mod: Module, prefix: str) -> None:
+        for name, child in mod.named_children():
+            paths[id(child)] = prefix + name
+            register(child, prefix + name + ".")
+    register(module, "")
+    return paths
 
 
 @contextlib.contextmanager
@@ -320,14 +321,11 @@ def _watching_calls(module: Module, rec: _Recording):
     """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
     for that time (Module.__call__, the eager path, is left alone)."""
     wrapped = []
-    names: dict = {}
-    for path, sub in module.named_modules(remove_duplicate=False):
-        names.setdefault(id(sub), []).append(path)
-    for path, sub in module.named_modules():
+    scopes = _scope_paths(module)
+    for _, sub in module.named_modules():
         if sub is module or "forward" in sub.__dict__:
             continue
-        if len(names[id(sub)]) > 1 and _shared_problem(module, sub, names[id(sub)]):
-            path = f"{path} (also {', '.join(names[id(sub)][1:])})"
+        path = scopes[id(sub)]
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
             # a call through Module.__call__ in the tracing thread (PyTorch's tracer makes a scope of those only;
