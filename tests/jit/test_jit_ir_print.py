@@ -371,6 +371,123 @@ def _shared_activations(lib):
     return _named(SharedActs, "SharedActs")()
 
 
+def _shared_linear(lib):
+    class Shared(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Linear(4, 4)
+            self.b = self.a
+
+        def forward(self, x):
+            return self.b(self.a(x)) * 2
+    return _named(Shared, "Shared")()
+
+
+def _shared_across_modules(lib):
+    class Across(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = lib.nn.Tanh()
+            self.body = lib.nn.Sequential(self.act, lib.nn.ReLU())
+
+        def forward(self, x):
+            return self.act(self.body(x))
+    return _named(Across, "Across")()
+
+
+def _sub_in_two(lib):
+    """One Linear held by two modules (``a.sub is b.sub``): PyTorch's scope for its calls is its last name
+    (``b.sub``), so ``a`` takes it as an input, and ``b``'s call takes the weight and bias (first bound under
+    ``a.sub``) as inputs."""
+    class Holder(lib.nn.Module):
+        def __init__(self, sub):
+            super().__init__()
+            self.sub = sub
+            self.post = lib.nn.ReLU()
+
+        def forward(self, x):
+            return self.post(self.sub(x))
+
+    class TwoHolders(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            lin = lib.nn.Linear(4, 4)
+            self.a = _named(Holder, "Holder")(lin)
+            self.b = _named(Holder, "Holder")(lin)
+
+        def forward(self, x):
+            return self.b(self.a(x)) + x
+    return _named(TwoHolders, "TwoHolders")()
+
+
+def _tied(lib):
+    """A weight shared by two Linears (the decoder reads the encoder's: an input of its method)."""
+    class Tied(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = lib.nn.Linear(4, 4)
+            self.dec = lib.nn.Linear(4, 4)
+            self.dec.weight = self.enc.weight
+
+        def forward(self, x):
+            return self.dec(self.enc(x).relu())
+    return _named(Tied, "Tied")()
+
+
+def _shared_buffer(lib):
+    """A submodule holding a buffer under two names, called through both, a Linear between."""
+    class Shift(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("shift", lib.ones(4))
+
+        def forward(self, x):
+            return x + self.shift
+
+    class SharedBuf(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+            self.s = _named(Shift, "Shift")()
+            self.t = self.s
+
+        def forward(self, x):
+            return self.t(self.lin(self.s(x)))
+    return _named(SharedBuf, "SharedBuf")()
+
+
+def _across_linear(lib):
+    """A Linear held by the module and by its Sequential, called through both."""
+    class AcrossLin(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+            self.body = lib.nn.Sequential(self.lin, lib.nn.ReLU())
+
+        def forward(self, x):
+            return self.lin(self.body(x))
+    return _named(AcrossLin, "AcrossLin")()
+
+
+def _shared_sequential(lib):
+    """One Linear twice in a Sequential (called by its first name twice: forward, forward1)."""
+    lin = lib.nn.Linear(4, 4)
+    return lib.nn.Sequential(lin, lib.nn.ReLU(), lin)
+
+
+def _direct(lib):
+    """``self.lin.forward(x)`` is no scope to PyTorch's tracer: its ops are the caller's, its weight read through
+    a chain of GetAttr."""
+    class Direct(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.lin.forward(x) * 2
+    return _named(Direct, "Direct")()
+
+
 def _one(lib):
     return (lib.rand(3, 4),)
 
@@ -415,11 +532,21 @@ MODULES = {
     "tuples_and_siblings": (_pairs_and_siblings, _one),
     "kept_on_self": (_kept_on_self, _one),
     "shared_activations": (_shared_activations, _one),
+    # a submodule or tensor held under several names (tests/jit: _sub_in_two... above)
+    "shared_linear": (_shared_linear, _one),
+    "shared_across_modules": (_shared_across_modules, _one),
+    "sub_in_two_modules": (_sub_in_two, _one),
+    "tied_weight": (_tied, _one),
+    "shared_buffer": (_shared_buffer, _one),
+    "shared_in_sequential": (_shared_sequential, _one),
+    "across_linear": (_across_linear, _one),
+    "direct_forward": (_direct, _one),
 }
 
 # the modules with submodules (each prints the method PyTorch made of its call)
 WITH_SUBMODULES = [k for k in MODULES if k not in ("linear", "linear_no_bias", "relu", "conv2d",
-                                                   "conv2d_stride_padding", "gate_positive", "gate_negative", "scale")]
+                                                   "conv2d_stride_padding", "gate_positive", "gate_negative", "scale",
+                                                   "direct_forward")]
 
 
 def _traced_function(lib, make):
@@ -464,8 +591,8 @@ def test_traced_submodules_print_pytorchs_text(key, what, torch):
     """Each submodule prints the method PyTorch made of its (first) call: its own graph, numbered as the lifting
     of the call into a method left it (``traced.linear.graph``)."""
     ours, theirs = _traced_module(tt, key), _traced_module(torch, key)
-    paths = [p for p, _ in theirs.named_modules() if p]
-    assert [p for p, _ in ours.named_modules() if p] == paths and paths
+    paths = [p for p, _ in theirs.named_modules(remove_duplicate=False) if p]  # (each name of a shared one)
+    assert [p for p, _ in ours.named_modules(remove_duplicate=False) if p] == paths and paths
     printed = 0
     for path in paths:  # (a submodule called only under another name has no method: the errors compared)
         assert _printed(_submodule(ours, path), what) == _printed(_submodule(theirs, path), what), path
@@ -592,59 +719,13 @@ def test_structured_inputs_and_outputs_are_refused():
         _ = list_out.graph
 
 
-def _shared_linear(lib):
-    class Shared(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.a = lib.nn.Linear(4, 4)
-            self.b = self.a
-
-        def forward(self, x):
-            return self.b(self.a(x)) * 2
-    return _named(Shared, "Shared")()
-
-
-def _shared_across_modules(lib):
-    class Across(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.act = lib.nn.Tanh()
-            self.body = lib.nn.Sequential(self.act, lib.nn.ReLU())
-
-        def forward(self, x):
-            return self.act(self.body(x))
-    return _named(Across, "Across")()
-
-
-@pytest.mark.parametrize("make", [_shared_linear, _shared_across_modules], ids=["with_tensors", "across_modules"])
-def test_a_shared_submodule_tinytorch_cannot_print_is_refused_and_runs_right(make, torch):
-    """A shared submodule holding tensors (PyTorch binds each again for every later name, as a view whose dropped
-    values number the graph) or named in different modules (PyTorch's scope is its last name, read through the
-    other's block): tinytorch refuses to print them; the traced program still computes what the original does."""
-    results = []
-    for lib in (tt, torch):
-        lib.manual_seed(0)
-        m = make(lib)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = lib.jit.trace(m, _one(lib))
-        new = lib.linspace(-2, 2, 12).reshape(3, 4)
-        assert lib.allclose(traced(new), m(new))
-        results.append(traced(new).detach().numpy())
-    np.testing.assert_allclose(results[0], results[1], rtol=1e-6, atol=1e-7)
-    assert "prim::CallMethod" in str(torch.jit.trace(make(torch), _one(torch)).graph)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = tt.jit.trace(make(tt), _one(tt))
-    for what in ("graph", "inlined_graph", "code"):
-        with pytest.raises(NotImplementedError, match="is held under several names"):
-            getattr(ours, what)
-
-
 @pytest.mark.parametrize("key", ["tuple_result", "nested_tuples", "tuples_and_siblings", "kept_on_self",
-                                 "shared_activations"])
+                                 "shared_activations", "shared_linear", "shared_across_modules",
+                                 "sub_in_two_modules", "tied_weight", "shared_buffer", "shared_in_sequential",
+                                 "across_linear", "direct_forward"])
 def test_a_submodules_values_used_outside_it_are_right_on_new_inputs(key, torch):
-    """The traced programs whose submodules give out several values compute what the originals do."""
+    """The traced programs whose submodules give out several values, or are held under several names, compute
+    what the originals do."""
     results = []
     for lib in (tt, torch):
         make, inputs = MODULES[key]
@@ -674,23 +755,15 @@ def test_local_classes_are_refused():
         _ = tt.jit.trace(Local(), x).code
 
 
-def test_a_direct_forward_call_is_no_method_call(torch):
-    """``self.lin.forward(x)`` is no scope to PyTorch's tracer: its ops are the caller's, its weight read through
-    a chain of GetAttr, which tinytorch refuses to print."""
-    def make(lib):
-        class Direct(lib.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.lin = lib.nn.Linear(4, 4)
-
-            def forward(self, x):
-                return self.lin.forward(x) * 2
-        return _named(Direct, "Direct")()
-    rtraced = torch.jit.trace(make(torch), _one(torch))
-    assert "prim::CallMethod" not in str(rtraced.graph)
-    traced = tt.jit.trace(make(tt), _one(tt))
-    with pytest.raises(NotImplementedError, match="read outside its module's forward"):
-        _ = traced.graph
+def test_shared_submodules_print_what_pytorch_does_not_shortcut(torch):
+    """The shared cases are compared on what makes them differ from the plain ones: a direct forward call is no
+    method call, a module above a block's scope is an input of its method, a tensor bound again numbers the graph."""
+    assert "prim::CallMethod" not in str(_traced_module(torch, "direct_forward").graph)
+    ours = _traced_module(tt, "sub_in_two_modules")
+    assert "argument_1: __torch__.torch.nn.modules.linear.Linear" in ours.a.code
+    assert 'prim::GetAttr[name="weight"]' in str(ours.graph)
+    assert _normalised(ours.a.code) == _normalised(_traced_module(torch, "sub_in_two_modules").a.code)
+    assert "%bias.3" in str(_traced_module(tt, "shared_linear").a.graph)
 
 
 # -- scripted programs called by a traced one -----------------------------------------------------------

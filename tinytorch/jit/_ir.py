@@ -17,7 +17,9 @@ have built (``Traced``), then prints it as PyTorch's printers do:
   a ``prim::Constant`` (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema
   takes a Tensor a wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are
   a ``prim::TupleConstruct``. ``conv2d`` is ``aten::_convolution``, the op PyTorch's tracer records inside it.
-  Attributes are ``prim::GetAttr`` nodes placed first, the last read first; a submodule call is a
+  Attributes are ``prim::GetAttr`` nodes placed first, the last read first (a chain of them where the attribute
+  is deeper: ``self.lin.weight`` read by the forward; an input of the method where it is not under the module's
+  own name, as a submodule or tensor held under several names can be: ``Traced._convert``); a submodule call is a
   ``prim::CallMethod`` of the method made of it (``forward``; the same submodule called again ``forward1``...),
   whose graph a traced submodule's ``.graph`` prints (``traced.linear.graph``), numbered on its own. Tensors carry
   their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu)``. A node records
@@ -31,8 +33,7 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
-factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
-held under several names that holds parameters or buffers or whose names are in different modules, a scripted
+factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a scripted
 program called in the trace, a loaded program."""
 from __future__ import annotations
 
