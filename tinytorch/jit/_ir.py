@@ -33,8 +33,9 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
-factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a scripted
-program called in the trace, a loaded program."""
+factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, the inlined
+graph of a scripted program called in the trace (its call, ``prim::CallMethod`` of the module or
+``prim::CallFunction`` of the function's constant, is printed: ``Traced._scripted_call``), a loaded program."""
 from __future__ import annotations
 
 import math
@@ -75,12 +76,13 @@ class Node:
         self.index = None   # the position of its fx node in the recording
         self.callee = None  # a prim::CallMethod's call
         self.scope = None   # ``__module.body/__module.body.0`` (printed in a submodule's graph and inlined_graph)
+        self.scripted = None  # a prim::CallMethod / prim::CallFunction of a scripted program (_trace._ScriptedCall)
 
     def with_inputs(self, inputs: list):
         """The same node (its outputs, the same values) reading ``inputs``: the node as another graph holds it."""
         node = Node(self.kind, inputs, self.attrs, self.source)
         node.outputs, node.schema, node.call, node.scope = self.outputs, self.schema, self.call, self.scope
-        node.index, node.callee = self.index, self.callee
+        node.index, node.callee, node.scripted = self.index, self.callee, self.scripted
         return node
 
 
@@ -271,10 +273,8 @@ class Traced:
         out = program.out_spec
         if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
             _refuse("an output other than a tensor or a tuple of tensors")
-        scripted = getattr(program, "scripted", ())
-        if scripted:
-            _refuse(f"the scripted {scripted[0]} it called (PyTorch keeps a call of its compiled graph, a "
-                    "prim::CallMethod or prim::CallFunction; tinytorch's trace holds its ops inlined)")
+        fx_nodes = list(program.gm.graph.nodes)
+        spans = self._scripted_spans(program, module, fx_nodes)
         self.module = module
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
@@ -291,10 +291,11 @@ class Traced:
             later = _later_bindings(module)
             g.skip(_attribute_count(module) + sum(t.dim() + 2 for _, t in later))
         self._attrs: dict = {}      # path of an attribute -> the one value standing for it (PyTorch's TracedAttr)
-        fx_nodes = list(program.gm.graph.nodes)
         for index, n in enumerate(fx_nodes):
             while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
-                _, named, name = naming.pop(0)
+                position, named, name = naming.pop(0)
+                if position in spans:  # (a scripted call runs untraced: its ops name nothing)
+                    continue
                 # a parameter's value named by a frame is PyTorch's TracedAttr of it, not the GetAttr made later
                 target = getattr(values.get(named), "traced", None) or values.get(named)
                 if target is not None and target.name is None:
@@ -315,6 +316,9 @@ class Traced:
                 values[n] = v
             elif n.op == "get_attr":
                 values[n] = self._attribute(n)
+            elif index in spans:  # a scripted call's op: the call is made in its place, after its last op
+                if index == spans[index].end - 1:
+                    values[spans[index].output] = self._scripted_call(g, spans[index], values)
             elif n.op == "call_function":
                 values[n] = _op(g, n, values)
             elif n.op == "output":
@@ -337,6 +341,50 @@ class Traced:
         self._blocks: dict = {}    # call -> (its chains of GetAttr, the attributes it takes as inputs, their values)
         self._methods: dict = {}   # call -> its method's graph
         self._convert(None)
+
+    def _scripted_spans(self, program, module, fx_nodes: list) -> dict:
+        """{position of a recorded node: the scripted call (``_trace._ScriptedCall``) it ran in}; each call checked
+        to be one PyTorch's tracer records as a call: of tensors, giving one tensor made in it, used after it."""
+        spans: dict = {}
+        position = {n: i for i, n in enumerate(fx_nodes)}
+        for sc in getattr(program, "scripted", ()):
+            if sc.inputs is None or None in sc.inputs:
+                _refuse(f"the scripted {sc.name} called with arguments other than the program's tensors")
+            if sc.output is None or not sc.start <= position[sc.output] < sc.end:
+                _refuse(f"the scripted {sc.name}, whose result is not one tensor it computed")
+            for n in fx_nodes[sc.start:sc.end]:
+                if n is not sc.output and n.op == "call_function" and any(
+                        not sc.start <= position[u] < sc.end for u in n.users):
+                    _refuse(f"the scripted {sc.name}, a value of which is used after it other than its result")
+            if sc.module is not None:
+                paths = [p for p, m in module.named_modules(remove_duplicate=False) if m is sc.module] \
+                    if module is not None else []
+                if len(paths) != 1:
+                    _refuse(f"the scripted {sc.name} called as a module that is not one submodule of the traced one")
+                sc.path = tuple(paths[0].split("."))
+            spans.update((i, sc) for i in range(sc.start, sc.end))
+        return spans
+
+    def _scripted_call(self, g: Graph, sc, values: dict) -> Value:
+        """PyTorch's node for a scripted call: ``prim::CallMethod`` on the module (an attribute read as any other),
+        or ``prim::CallFunction`` of the function's constant; its result typed as the trace saw it."""
+        for named, name in sc.names:
+            target = getattr(values.get(named), "traced", None) or values.get(named)
+            if target is not None and target.name is None:
+                g.set_name(target, name)
+        args = [values[i] for i in sc.inputs]
+        out_type = tensor_type(sc.output.meta["val"])
+        if sc.module is not None:
+            original = getattr(sc.module, "_original", sc.module)
+            what = self._what(sc.path, f"__torch__.{_qualified(type(original))}")
+            node = g.add("prim::CallMethod", [what] + args, out_type, '[name="forward"]')
+        else:
+            fn = getattr(sc.fn, "__func__", sc.fn)
+            function = g.add("prim::Constant", [], "Function", f'[name="{fn.__name__}"]').outputs[0]
+            function.constant = ("function", f"__torch__.{_qualified_function(fn)}")
+            node = g.add("prim::CallFunction", [function] + args, out_type)
+        node.scripted = sc
+        return node.outputs[0]
 
     def _lift(self, v: Value, user) -> None:
         """A value used in ``user``'s block (a call, None: the forward) but made in a block inside another: each
@@ -560,6 +608,7 @@ class Traced:
             if isinstance(item, Node):
                 node = Node(item.kind, [], item.attrs, item.source)
                 node.schema, node.call, node.scope = item.schema, item.call, _scope(item.call)
+                node.scripted = item.scripted
                 for o in item.outputs:
                     local[o] = out = value(o.type, node, like=o)
                     node.outputs.append(out)
@@ -635,13 +684,17 @@ class Traced:
                 v = redirect[v]
             return v
         for node in source.nodes:
-            if node.kind != "prim::CallMethod":
+            if node.scripted is not None:
+                inputs, body, returned = _scripted_function_graph(node)
+                arguments = node.inputs[1:]  # (after the function's constant)
+            elif node.kind != "prim::CallMethod":
                 made = node.with_inputs([read(v) for v in node.inputs])
                 made.outputs = [new[v] for v in node.outputs]
                 g.nodes.append(made)
                 continue
-            inputs, body, returned = self._optimized(node.callee)
-            local = {v: read(a) for v, a in zip(inputs, node.inputs)}
+            else:
+                (inputs, body, returned), arguments = self._optimized(node.callee), node.inputs
+            local = {v: read(a) for v, a in zip(inputs, arguments)}
             for item in body:
                 made = item.with_inputs([local[v] for v in item.inputs])
                 made.outputs = []
@@ -650,6 +703,8 @@ class Traced:
                     made.outputs.append(c)
                 g.nodes.append(made)
             redirect[new[node.outputs[0]]] = local[returned]
+            if node.scripted is not None and new[node.outputs[0]].name is not None:  # (its name goes to the result)
+                g.set_name(local[returned], new[node.outputs[0]].name)
         g.returned = read(source.returned)
         return g
 
@@ -660,6 +715,7 @@ class Traced:
         m = self.method(call)
         body, swap = [], {}
         for node in m.nodes:
+            _no_scripted_inlining(node)
             if node.kind != "prim::CallMethod":
                 body.append(node.with_inputs([swap.get(v, v) for v in node.inputs]))
                 continue
@@ -680,6 +736,28 @@ class Traced:
         rest = [n.with_inputs([pooled.get(v, v) for v in n.inputs]) for n in body if n.kind != "prim::Constant"]
         returned = swap.get(m.returned, m.returned)
         return m.inputs, list(reversed(constants)) + rest, pooled.get(returned, returned)
+
+
+def _scripted_function_graph(node: Node) -> tuple:
+    """(inputs, nodes, result) of the graph of the scripted function ``node`` calls, as PyTorch's inliner takes it
+    (its ``optimized_graph``: ``_script_ir``'s graph, its constants pooled once more, which reverses their order);
+    a module's method, or a graph that calls, refused."""
+    sc = node.scripted
+    _no_scripted_inlining(node, sc.module is None)
+    from . import _script_ir  # (it prints with this module)
+    callee = _script_ir.compile_graph(getattr(sc.fn, "__func__", sc.fn))
+    if any(n.kind in ("prim::CallMethod", "prim::CallFunction", "prim::GetAttr") for n in callee.nodes):
+        _no_scripted_inlining(node)
+    _script_ir._pool_constants(callee)
+    return callee.inputs, callee.nodes, callee.returned
+
+
+def _no_scripted_inlining(node: Node, allowed: bool = False) -> None:
+    if allowed:
+        return
+    if node.scripted is not None:
+        _refuse(f"the inlined graph of the scripted {node.scripted.name} it called (PyTorch inlines the compiled "
+                "graph, optimized; tinytorch prints a scripted program's graph, not that)")
 
 
 def _placed(v: Value, node: Node) -> Value:
@@ -752,6 +830,15 @@ def _qualified(cls) -> str:
     if module.startswith("tinytorch."):
         module = "torch." + module[len("tinytorch."):]
     return cls.__qualname__ if module == "__main__" else f"{module}.{cls.__qualname__}"
+
+
+def _qualified_function(fn) -> str:
+    """A scripted function's name as PyTorch qualifies it: its module and ``__name__`` (not where it was defined
+    inside another function)."""
+    module = fn.__module__
+    if module.startswith("tinytorch."):
+        module = "torch." + module[len("tinytorch."):]
+    return fn.__name__ if module == "__main__" else f"{module}.{fn.__name__}"
 
 
 def _attribute_count(module) -> int:
@@ -849,7 +936,7 @@ def _eliminate_dead(g: Graph) -> None:
     while True:
         uses = _uses(g)
         dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)
-                and n.kind != "prim::CallMethod"]
+                and n.kind not in ("prim::CallMethod", "prim::CallFunction")]
         if not dead:
             return
         g.nodes = [n for n in g.nodes if n not in dead]
@@ -977,6 +1064,9 @@ class _Code:
             attr = node.attrs[len('[name="'):-len('"]')]
             owner = self.expr(node.inputs[0])
             return f"{owner}.{attr}" if attr.isidentifier() else f'getattr({owner}, "{attr}")'
+        if node.kind == "prim::CallFunction":
+            name = node.inputs[0].constant[1]
+            return f"{name}({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
         if node.kind == "prim::CallMethod":  # (a trailing ", " after each argument, as PythonPrint writes)
             method = node.attrs[len('[name="'):-len('"]')]
             return f"({self.expr(node.inputs[0])}).{method}({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
@@ -1118,7 +1208,7 @@ class NoMethod(Exception):
     """The submodule at this path was not called as a module in the trace: PyTorch made it no method."""
 
 
-def texts(program, module=None, name: str = "forward", path: str | None = None) -> tuple[str, str, str]:
+def texts(program, module=None, name: str = "forward", path: str | None = None):
     """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module; ``path``:
     of its submodule there, the method PyTorch made of that submodule's (first) call."""
     traced = Traced(program, module)
@@ -1129,4 +1219,22 @@ def texts(program, module=None, name: str = "forward", path: str | None = None) 
         if call is None:
             raise NoMethod(path)
         g = traced.method(call)
-    return print_graph(g), print_graph(traced.inlined(g)), print_code(g, name, module is not None)
+    return _Texts(traced, g, name, module is not None)
+
+
+class _Texts(tuple):
+    """(``.graph``, ``.inlined_graph``, ``.code``), each printed when asked for (one may be refused alone)."""
+
+    def __new__(cls, traced, g: Graph, name: str, method: bool):
+        self = super().__new__(cls, (0, 1, 2))
+        self._traced, self._g, self._name, self._method = traced, g, name, method
+        return self
+
+    def __getitem__(self, i):
+        if i == 0:
+            return print_graph(self._g)
+        if i == 1:
+            return print_graph(self._traced.inlined(self._g))
+        if i == 2:
+            return print_code(self._g, self._name, self._method)
+        raise IndexError(i)
