@@ -5,8 +5,8 @@ normalisation: a node's source-location comment (``# /path/file.py:12:0``) is ke
 (PyTorch names its own library files, tinytorch its own, and PyTorch's Python-level ``F.leaky_relu`` is a frame
 tinytorch does not have); and PyTorch's ``___torch_mangle_<n>.`` in a module type, which counts the times a class
 was traced in the process, is dropped (a scripted function is compiled once, ``_script_once``: its mangled name's
-length would move where ``.code`` splits a line). Value numbers, names, types, constants, scopes and the ``.code`` lines are
-compared as printed. What tinytorch cannot print as PyTorch does it refuses (the last tests)."""
+length would move where ``.code`` splits a line). Value numbers, names, types, constants, scopes and the ``.code``
+lines are compared as printed. What tinytorch cannot print as PyTorch does it refuses (the last tests)."""
 import functools
 import re
 import warnings
@@ -471,6 +471,46 @@ def _across_linear(lib):
     return _named(AcrossLin, "AcrossLin")()
 
 
+def _deep_shared(lib):
+    """A Linear under three names (in a Sequential's Holder, in another Holder, on the module), called through
+    each, its tensors read by a Holder's forward and by the module's own."""
+    class Holder(lib.nn.Module):
+        def __init__(self, sub):
+            super().__init__()
+            self.sub = sub
+
+        def forward(self, x):
+            return self.sub(x) * self.sub.weight.sum()
+
+    class Deep(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            lin = lib.nn.Linear(4, 4)
+            self.first = lib.nn.Sequential(_named(Holder, "Holder")(lin), lib.nn.ReLU())
+            self.second = _named(Holder, "Holder")(lin)
+            self.register_buffer("scale", lib.ones(4))
+            self.lin = lin
+
+        def forward(self, x):
+            y = self.first(x) + self.lin.bias
+            return self.second(y) * self.scale + self.lin(x)
+    return _named(Deep, "Deep")()
+
+
+def _unused_shared(lib):
+    """A shared Linear never called: its tensors bound again still number the graph."""
+    class Unused(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+            self.spare = self.lin
+            self.other = lib.nn.Sequential(self.lin)
+
+        def forward(self, x):
+            return x * 2 + 1
+    return _named(Unused, "Unused")()
+
+
 def _shared_sequential(lib):
     """One Linear twice in a Sequential (called by its first name twice: forward, forward1)."""
     lin = lib.nn.Linear(4, 4)
@@ -543,12 +583,14 @@ MODULES = {
     "shared_in_sequential": (_shared_sequential, _one),
     "across_linear": (_across_linear, _one),
     "direct_forward": (_direct, _one),
+    "deep_shared": (_deep_shared, _one),
+    "unused_shared": (_unused_shared, _one),
 }
 
 # the modules with submodules (each prints the method PyTorch made of its call)
 WITH_SUBMODULES = [k for k in MODULES if k not in ("linear", "linear_no_bias", "relu", "conv2d",
                                                    "conv2d_stride_padding", "gate_positive", "gate_negative", "scale",
-                                                   "direct_forward")]
+                                                   "direct_forward", "unused_shared")]
 
 
 def _traced_function(lib, make):
@@ -724,7 +766,7 @@ def test_structured_inputs_and_outputs_are_refused():
 @pytest.mark.parametrize("key", ["tuple_result", "nested_tuples", "tuples_and_siblings", "kept_on_self",
                                  "shared_activations", "shared_linear", "shared_across_modules",
                                  "sub_in_two_modules", "tied_weight", "shared_buffer", "shared_in_sequential",
-                                 "across_linear", "direct_forward"])
+                                 "across_linear", "direct_forward", "deep_shared"])
 def test_a_submodules_values_used_outside_it_are_right_on_new_inputs(key, torch):
     """The traced programs whose submodules give out several values, or are held under several names, compute
     what the originals do."""
@@ -854,6 +896,42 @@ def _function_in_module(lib):
     return _named(FnInModule, "FnInModule")()
 
 
+def _scripted_two_names(lib):
+    """A scripted module under two names: PyTorch's call reads it by the last."""
+    class Act(lib.nn.Module):
+        def forward(self, x):
+            return lib.tanh(x) * 2
+
+    class TwoNames(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = lib.jit.script(_named(Act, "Act")())
+            self.act2 = self.act
+
+        def forward(self, x):
+            return self.act2(x) + 1
+    return _named(TwoNames, "TwoNames")()
+
+
+def _functions_in_submodule(lib):
+    """Scripted functions called by a traced submodule (one's result given to the other) and by the forward."""
+    shifted_, twice_ = _script_once(lib, shifted), _script_once(lib, twice)
+
+    class Sub(lib.nn.Module):
+        def forward(self, x):
+            a = shifted_(x)
+            return twice_(a, x)
+
+    class FnTwice(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sub = _named(Sub, "Sub")()
+
+        def forward(self, x):
+            return shifted_(self.sub(x)) + shifted_(x)
+    return _named(FnTwice, "FnTwice")()
+
+
 def _calls_scripted_function(lib):
     scaled_ = _script_once(lib, scaled)
 
@@ -865,7 +943,8 @@ def _calls_scripted_function(lib):
 
 
 SCRIPTED = {"calls_scripted": _calls_scripted, "scripted_in_submodule": _scripted_in_submodule,
-            "function_in_module": _function_in_module}
+            "function_in_module": _function_in_module, "scripted_two_names": _scripted_two_names,
+            "functions_in_submodule": _functions_in_submodule}
 
 
 @pytest.mark.parametrize("key", list(SCRIPTED))
@@ -894,6 +973,8 @@ _SCRIPTED_REFUSED = {
                        ("inner.lin", "code"), ("inner.lin", "inlined_graph")},
     "scripted_in_submodule": {("", "inlined_graph"), ("wrap", "inlined_graph"), ("wrap.act", "inlined_graph")},
     "function_in_module": set(),
+    "scripted_two_names": {("", "inlined_graph"), ("act", "inlined_graph"), ("act2", "inlined_graph")},
+    "functions_in_submodule": {("", "inlined_graph")},
 }
 
 
@@ -926,7 +1007,7 @@ def test_a_scripted_program_called_in_a_trace_prints_pytorchs_call(key, torch):
     for k in set(ours) - refused:
         assert ours[k] == theirs[k], k
     assert "prim::CallMethod" in ours[("", "graph")] or "prim::CallMethod" in ours[("wrap", "graph")]
-    assert "prim::CallFunction" in ours[("", "graph")]
+    assert ("prim::CallFunction" if key != "scripted_two_names" else "(%act2, %x)") in ours[("", "graph")]
 
 
 @pytest.mark.parametrize("what", ["graph", "code", "inlined_graph"])

@@ -356,12 +356,12 @@ class Traced:
                 if n is not sc.output and n.op == "call_function" and any(
                         not sc.start <= position[u] < sc.end for u in n.users):
                     _refuse(f"the scripted {sc.name}, a value of which is used after it other than its result")
-            if sc.module is not None:
-                paths = [p for p, m in module.named_modules(remove_duplicate=False) if m is sc.module] \
+            if sc.module is not None:  # (read by its last name: the tracer binds the module again under each)
+                paths = [p for p, m in module.named_modules(remove_duplicate=False) if m is sc.module and p] \
                     if module is not None else []
-                if len(paths) != 1:
-                    _refuse(f"the scripted {sc.name} called as a module that is not one submodule of the traced one")
-                sc.path = tuple(paths[0].split("."))
+                if not paths:
+                    _refuse(f"the scripted {sc.name} called as a module that is not a submodule of the traced one")
+                sc.path = tuple(paths[-1].split("."))
             spans.update((i, sc) for i in range(sc.start, sc.end))
         return spans
 

@@ -533,9 +533,10 @@ class TracedModule(ScriptModule):
         scripted = self.__dict__.get("_scripted_original")
         if scripted is not None:
             if what == "inlined_graph":
+                name = type(scripted._original).__name__
                 raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: the inlined "
-                                          f"graph of the scripted {type(scripted._original).__name__} (PyTorch inlines its "
-                                          "compiled graph, optimized; tinytorch prints its graph, not that)")
+                                          f"graph of the scripted {name} (PyTorch inlines its compiled graph, "
+                                          "optimized; tinytorch prints its graph, not that)")
             return str(getattr(scripted, what))
         if root is None:
             raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a submodule "
