@@ -100,7 +100,7 @@ def _one_pass(input, target, ignore_index: int, reduction: str):
     if n != t.shape[0] or not n or 0 <= ignore_index < c:
         return None
     need = _State.enabled and input._requires_grad
-    if c and n * c <= _COMPILED_UP_TO and (c <= 128 or n * c <= 4096):
+    if c and (c <= _COMPILED_ROW or n * c <= 4096):
         # (only where numba is in use already: the steps save microseconds a call, its import takes 0.3 s)
         fast = _compiled.loaded_family("cross_entropy")
         if fast is not None:
@@ -150,10 +150,12 @@ def _result(input, target, total, logp, coef, reduction: str, n: int, need: bool
                   shown=(logp_t, target._data, None, -100, reduction, None), graph_args=(target, None))
 
 
-# the compiled steps (``_kernels/compiled/cross_entropy.py``) up to this many logits, in rows of up to 128 (or
-# 4096 logits in all): where numpy's per-call cost is the time (32x27 float32: 9.4 against 16.9 us; 1024x16:
-# 30 against 70); numpy's vectorised loops are faster over long rows (16x1000: 27 against 44 us)
-_COMPILED_UP_TO = 1 << 14
+# the compiled steps (``_kernels/compiled/cross_entropy.py``) for rows of up to this many classes, any number of
+# rows (else up to 4096 logits in all): they save numpy's per-call cost (32x27 float32: 9.4 against 16.9 us) and
+# the passes between numpy's exp and log (1024x65, the char model's logits, with a gradient: 344 against 575 us;
+# 4096x100: 1.77 against 2.65 ms; 1 thread, AMD EPYC Zen 3, calls interleaved); numpy's vectorised loops are
+# faster over long rows (16x1000: 27 against 44 us)
+_COMPILED_ROW = 128
 
 
 def _compiled_pass(fast, x, t, need: bool, n: int, c: int):
