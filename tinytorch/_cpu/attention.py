@@ -3,6 +3,7 @@
 
 - the products as a batch of whole GEMMs across the pool, each on one BLAS thread (``parallel.matmul``);
 - a large softmax's rows across threads (each row's max, exp and sum as the step's: the same floats);
+- with ``[fast]``, the scores' row maxima in one compiled pass (the same maxima);
 - PyTorch's CPU flash kernel where its dispatcher picks it: the forward's exponentials times V, then each row
   scaled by the reciprocal of its sum (row sums as BLAS products with a ones vector), and its gradient steps on
   the arrays with the forward's weights (``_kernels/flash_attention.py``) where no graph of the gradient is wanted.
@@ -12,15 +13,30 @@ from __future__ import annotations
 import numpy as np
 
 from .._ops._core import paths
-from .._ops._kernels import flash_attention, parallel
+from .._ops._kernels import compiled as _compiled, flash_attention, parallel
 from .._ops.nn import attention
 from ..tensor import _make
 
 _safe_softmax_reference = paths.reference_kernel(attention, "_safe_softmax")
+_last_axis_max_reference = paths.reference_kernel(attention, "last_axis_max")
 
 paths.kernel(attention, "_gemm", ulps=None, when="every product of the attention (a batch of them across threads)",
              why="speed: a batch of GEMMs across the pool; the same floats where a GEMM rounds alike on one BLAS "
              "thread and on several")(parallel.matmul)
+
+
+@paths.kernel(attention, "last_axis_max", when="[fast] installed; C-contiguous float32/float64 scores of rows of 8 "
+              "keys or more, no NaN among them", why="speed: the scores' row maxima in one compiled pass, eight "
+              "running maxima a row (numpy's maximum.reduceat: about 3x the time on rows of 32 keys)")
+def last_axis_max(s):
+    if (type(s) is np.ndarray and s.ndim >= 2 and s.shape[-1] >= 8 and s.size and s.dtype in _compiled.FLOATS
+            and s.flags.c_contiguous):
+        fast = _compiled.family("reduce")
+        if fast is not None:
+            m = np.empty(s.shape[:-1] + (1,), s.dtype)
+            if not fast.row_max_into(s.reshape(-1, s.shape[-1]), m.reshape(-1)):
+                return m
+    return _last_axis_max_reference(s)  # (a NaN among the scores: numpy's maximum, whose NaN it is)
 
 
 @paths.kernel(attention, "_safe_softmax", when=f"C-contiguous scores of {parallel.SPLIT_FROM} elements or more, "

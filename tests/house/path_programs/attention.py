@@ -1,7 +1,7 @@
 """Programs that reach the paths of ``tinytorch/_cpu/attention.py`` (the products across the pool, a large
-softmax's rows across threads, PyTorch's CPU flash kernel forward and backward): target -> [make(rng, dtype,
-shape) yielding (name, fn, arrays)]. 4-d inputs take the flash kernel, 3-d and 2-d ones the math path; masks,
-causal rows and grouped heads included."""
+softmax's rows across threads, the scores' row maxima, PyTorch's CPU flash kernel forward and backward): target ->
+[make(rng, dtype, shape) yielding (name, fn, arrays)]. 4-d inputs take the flash kernel, 3-d and 2-d ones the math
+path; masks, causal rows and grouped heads included."""
 import numpy as np
 
 import tinytorch as tt
@@ -34,4 +34,5 @@ def _attentions(rng, dtype, shape):
 
 
 PROGRAMS = {target: [_attentions] for target in ("attention._gemm", "attention._safe_softmax",
-                                                 "attention._flash_forward", "attention._grads_without_graph")}
+                                                 "attention._flash_forward", "attention._grads_without_graph",
+                                                 "attention.last_axis_max")}

@@ -253,6 +253,33 @@ def _rows_at_case(seed):
     return run
 
 
+def _attention_scores_case(seed):
+    """scaled_dot_product_attention forward and backward, float32 and float64 by turns, causal, a bool mask, a
+    float mask or none: the scores' row maxima from the compiled pass (rows of 8 keys or more) give the softmax
+    numpy's maxima give; seeds 6 and 7 put a NaN and an infinity among the queries (the rows with a NaN take
+    numpy's maximum again)."""
+    rng = np.random.default_rng(seed)
+    dt = (np.float32, np.float64)[seed % 2]
+    b, h, l, s, e = [(16, 4, 32, 32, 16), (2, 3, 5, 9, 4), (1, 2, 9, 17, 8), (3, 2, 4, 8, 3)][seed % 4]
+    q, k, v, g = ((rng.standard_normal(shape) * 3).astype(dt) for shape in
+                  ((b, h, l, e), (b, h, s, e), (b, h, s, e), (b, h, l, e)))
+    if seed >= 6:
+        q[0, 0, 1, 0], q[0, 1, 2, 1] = np.nan, np.inf
+    kind = ("causal", "bool", "float", "none")[seed % 4]
+    allowed = rng.standard_normal((l, s)) > -0.5
+    allowed[:, 0] = True  # every row attends to something
+    mask = {"bool": allowed, "float": np.where(allowed, 0.0, -np.inf).astype(dt)}.get(kind)
+
+    def run():
+        Q, K, V = (tt.tensor(a, requires_grad=True) for a in (q, k, v))
+        out = tt.nn.functional.scaled_dot_product_attention(Q, K, V, None if mask is None else tt.tensor(mask),
+                                                             is_causal=kind == "causal")
+        out.backward(tt.tensor(g))
+        return [out.detach(), Q.grad, K.grad, V.grad]
+    run.any_nan = seed >= 6
+    return run
+
+
 def _gelu_case(seed):
     rng = np.random.default_rng(seed)
     scale = [0.5, 1, 2, 4, 8, 1e-3][seed % 6]
@@ -594,6 +621,7 @@ CASES = {
                            8),
     "gelu": (("gelu.forward_into", "gelu.backward_into"), _gelu_case, 6),
     "rows_at": (("reduce.add_rows_at",), _rows_at_case, 8),
+    "attention_scores": (("reduce.row_max_into",), _attention_scores_case, 8),
     "adam": (("adam.update",), _adam_case, 10),
     "resample": (("resample.walk",), _resample_case, 8),
     # (each seed's run names the one of the two it takes: ``run.kernels``)
