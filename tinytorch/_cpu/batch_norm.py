@@ -48,6 +48,15 @@ def train_arrays(x, w, b, rm, rv, momentum, eps, axes, shape, n):
 _train_backward_ref = paths.reference_kernel(batch_norm, "_train_backward_arrays")
 
 
+def _compiled_backward(fast, gd, xc, invstd, wd, need) -> tuple:
+    """(grad_input, grad_weight, grad_bias) by the compiled kernel, the parameters' gradients in arrays made here
+    (numpy's own memory: kept as the leaves' ``.grad`` without a copy); one not asked for is empty."""
+    c, dt = gd.shape[1], gd.dtype
+    gw = np.empty(c, dt) if need[1] else _EMPTY[dt]
+    gb = np.empty(c, dt) if need[2] else _EMPTY[dt]
+    return fast.train_backward(gd, xc, invstd, wd, *need, gw, gb), gw, gb
+
+
 @paths.kernel(batch_norm, "_train_backward_arrays", when="a C-contiguous (N, C) float32/float64 gradient and centred "
               "input, C at least 2, a weight of that dtype or none (numba installed)",
               why="speed: the centred-input formulas in one compiled loop (native_batch_norm_backward's steps)")
@@ -56,7 +65,7 @@ def train_backward_arrays(gd, xc, invstd, wd, n, shape, axes, need):
             and gd.flags.c_contiguous and xc.flags.c_contiguous and (wd is None or wd.dtype == gd.dtype)):
         fast = _compiled.family("batch_norm")
         if fast is not None:
-            grads = fast.train_backward(gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1), *need)
+            grads = _compiled_backward(fast, gd, xc, invstd, _EMPTY[gd.dtype] if wd is None else wd.reshape(-1), need)
             return tuple(t if wanted else None for t, wanted in zip(grads, need))
     return _train_backward_ref(gd, xc, invstd, wd, n, shape, axes, need)
 
@@ -74,6 +83,6 @@ def batch_norm_backward(self, g):
         if fast is not None and (saved[1] is None or saved[1].dtype == gd.dtype):
             need = tuple(e[0] is not None for e in self.next_functions)
             wd = _EMPTY[gd.dtype] if saved[1] is None else saved[1].reshape(-1)
-            grads = fast.train_backward(gd, xc, self.invstd, wd, *need)
+            grads = _compiled_backward(fast, gd, xc, self.invstd, wd, need)
             return tuple(_make(t) if wanted else None for t, wanted in zip(grads, need))
     return NativeBatchNormBackward0.formula(self, g)

@@ -18,7 +18,7 @@ def _forward_sig(t):
 
 def _backward_sig(t):
     m, v, rm, rv = t[:, ::1], t[::1], readonly(t, 2), readonly(t, 1)
-    return types.Tuple((m, v, v))(rm, rm, rm, rv, boolean, boolean, boolean)
+    return m(rm, rm, rm, rv, boolean, boolean, boolean, v, v)
 
 
 @jit([_forward_sig(float32), _forward_sig(float64)])
@@ -77,13 +77,16 @@ def train_forward(x, w, b, rm, rv, momentum, eps):
 
 
 @jit([_backward_sig(float32), _backward_sig(float64)])
-def train_backward(gd, xc, invstd, w, need_x, need_w, need_b):
-    """(grad_input, grad_weight, grad_bias) from the forward's centred input and invstd (1, C); an empty
-    ``w`` stands for None, and an array not asked for comes back empty."""
+def train_backward(gd, xc, invstd, w, need_x, need_w, need_b, gw, gb):
+    """grad_input (empty when not asked for) from the forward's centred input and invstd (1, C); grad_weight and
+    grad_bias written into ``gw`` and ``gb`` (each of C elements where asked for, else empty). The caller makes
+    those two with numpy, so that they own their memory: a leaf's AccumulateGrad then keeps them as ``.grad``
+    (an array numba allocates has a numba object as its base, and the engine copies such an array). An empty
+    ``w`` stands for None."""
     n, c = gd.shape
     zero = like(gd[0, 0], 0.0)
     count = like(zero, n)
-    total = np.empty(c if need_x or need_b else 0, gd.dtype)
+    total = gb if need_b else np.empty(c if need_x else 0, gd.dtype)
     dotp = np.empty(c if need_x or need_w else 0, gd.dtype)
     if total.size:
         for j in range(c):
@@ -109,8 +112,7 @@ def train_backward(gd, xc, invstd, w, need_x, need_w, need_b):
             for j in range(c):
                 v = (gd[i, j] - shift[j] - xc[i, j] * k[j]) * invstd[0, j]
                 gx[i, j] = v * w[j] if w.size else v
-    gw = np.empty(c if need_w else 0, gd.dtype)
     if need_w:
         for j in range(c):
             gw[j] = dotp[j] * invstd[0, j]
-    return gx, gw, total if need_b else np.empty(0, gd.dtype)
+    return gx
