@@ -70,7 +70,6 @@ DIFFERS: dict[str, str] = {
     'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
     'linalg.householder_product': "gradients: a CPU mask beside meta tensors; PyTorch's runs past the deadline",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
-    'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
     'nn.functional.linear_cross_entropy': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 28380), (1,",
     'nn.functional.linear_cross_entropy.chunked': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 283",
@@ -80,7 +79,6 @@ DIFFERS: dict[str, str] = {
     'nn.functional.scaled_dot_product_attention': "gradient strides: key's C-ordered, PyTorch's a transposed product",
     'ormqr': "gradients: householder_product's (a CPU mask beside meta tensors); PyTorch's runs past the deadline",
     'pca_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
-    'resize_': "((1025, 1025, 1025), (1050625, 1025, 1), 'float32', 'meta') where PyTorch gives ((25, 5), (5, 1), 'flo",
     'svd_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
     'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
 }
