@@ -350,7 +350,7 @@ def get_approximate_basis(A: Tensor, q: int, niter: int | None = 2, M: Tensor | 
     """An orthonormal basis Q (n x q) approximately spanning A's range (of A - M's when given)."""
     niter = 2 if niter is None else niter
     dtype = _floating_dtype(A) if not A.is_complex() else A.dtype
-    R = randn(A.shape[-1], q, dtype=dtype)
+    R = randn(A.shape[-1], q, dtype=dtype, device=A.device)  # on A's device, as PyTorch's (meta: nothing drawn)
     X = _matmul(A, R)
     if M is not None:
         X = X - _matmul(M, R)
@@ -412,10 +412,10 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
             raise ValueError("pca_lowrank input is expected to be 2-dimensional tensor")
         c = sparse_sum(A, dim=(-2,)) / m
         column_indices = c.indices()[0]
-        indices = zeros(2, len(column_indices), dtype=column_indices.dtype)
+        indices = zeros(2, len(column_indices), dtype=column_indices.dtype, device=A.device)
         indices[0] = column_indices
         C_t = sparse_coo_tensor(indices, c.values(), (n, 1), dtype=dtype)
-        ones_m1_t = ones(tuple(A.shape[:-2]) + (1, m), dtype=dtype)
+        ones_m1_t = ones(tuple(A.shape[:-2]) + (1, m), dtype=dtype, device=A.device)
         M = sparse_mm(C_t, ones_m1_t).mT
         return _svd_lowrank(A, q, niter=niter, M=M)
     C = A.mean(dim=(-2,), keepdim=True)
