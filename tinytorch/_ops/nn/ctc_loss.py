@@ -179,5 +179,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         return raw.squeeze(0) if unbatched else raw
     if reduction == "sum":
         return raw.sum()
-    denom = _make(np.maximum(tl, 1).astype(raw._data.dtype))
+    denom = np.maximum(tl, 1).astype(raw._data.dtype)
+    if type(raw._data) is MetaArray:  # on the loss's device, as PyTorch's (a CPU tensor beside meta ones is refused)
+        denom = MetaArray(denom.shape, denom.dtype)
+    denom = _make(denom)
     return (raw / denom).mean()
