@@ -212,7 +212,7 @@ def _meta_call(fn, name: str, inplace: bool, args, kwargs, rule: str | None = No
     ts = _tensors((args, kwargs), [])
     if rule != "cpu_args" and any(not _is_meta(t) and t._data.ndim and t._data.dtype.kind in "fc" for t in ts):
         raise RuntimeError(_MIXED)
-    if inplace:
+    if inplace and rule != "resizes":  # (resize_ changes the meta tensor's shape: it runs)
         self = args[0] if args and isinstance(args[0], Tensor) else None
         if self is not None and not _is_meta(self):
             raise RuntimeError(_MIXED)

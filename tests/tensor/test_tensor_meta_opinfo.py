@@ -64,39 +64,19 @@ ALLOCATES: dict[str, str] = {}
 # device cpu is not on the expected device meta!": the op's numpy code turns a meta array into a real one
 # (np.asarray) and wraps it as a CPU tensor beside meta ones; "Tensor.item() cannot be called": the op reads a
 # value through a tensor; strides: numpy's layout of the op's result, not PyTorch's. A LAPACK result is column-major
-# on the meta device (``lapack_order``), as PyTorch's, but a gradient or a result that a product or a clone ends is
-# C-ordered; the FFTs' results have PyTorch's meta layout (``_ops/fft/fft.py``), but a few of their gradients not
+# (``lapack_order``), as PyTorch's, and so are the gradients PyTorch ends in a LAPACK solve; the FFTs' results have
+# PyTorch's meta layout (``_ops/fft/fft.py``)
 DIFFERS: dict[str, str] = {
     'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
-    'cholesky': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
-    'fft.hfft2': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
-    'fft.hfftn': "gradient strides: C-ordered (the conjugate's backward, a copy), where PyTorch's keep the FFT's",
-    'index_fill': "gradients ('ok', [((), (), 'float32', 'meta'), ((), (), 'float32', 'meta')]) where PyTorch gives ('",
-    'index_put': "gradients ok where PyTorch's backward refuses (a boolean mask's nonzero has no meta kernel)",
-    'linalg.cholesky': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
-    'linalg.cholesky_ex': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'linalg.householder_product': "gradients: a CPU mask beside meta tensors; PyTorch's runs past the deadline",
-    'linalg.lu_solve': "strides: C-ordered (adjoint: a product ends it), where PyTorch's is column-major (CPU too)",
-    'linalg.qr': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
-    'lu_solve': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
-    'masked_scatter': "gradients: source's through masked_select, which refuses meta tensors; PyTorch's give its shape",
-    'native_batch_norm': "[((3, 2, 4), (8, 4, 1), 'float32', 'meta'), ((0,), (1,), 'float32', 'meta'), ((0,), (1,), 'f",
     'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
-    'nn.functional.ctc_loss': "gradients ('ok', [((50, 16, 20), (320, 20, 1), 'float32', 'meta')]) where PyTorch gives",
-    'nn.functional.fractional_max_pool3d': "gradients ok where PyTorch's backward has no meta kernel",
-    'nn.functional.gaussian_nll_loss': 'PyTorch raised RuntimeError: Tensor.item() cannot be called on meta tensors, t',
     'nn.functional.linear_cross_entropy': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 28380), (1,",
     'nn.functional.linear_cross_entropy.chunked': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 283",
     'nn.functional.linear_cross_entropy.chunked_none': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840",
-    'nn.functional.multi_head_attention_forward': "PyTorch ok [((3, 2, 2), (4, 2, 1), 'float32', 'meta'), ((2, 3, 4), ",
     'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
     'nn.functional.scaled_dot_product_attention': "gradient strides: key's C-ordered, PyTorch's a transposed product",
-    'ormqr': "strides: C-ordered (a product ends it), where PyTorch's is column-major (CPU too)",
-    'pca_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
-    'qr': "gradient strides: C-ordered, where PyTorch's backward ends in a LAPACK solve (column-major)",
-    'resize_': "((1025, 1025, 1025), (1050625, 1025, 1), 'float32', 'meta') where PyTorch gives ((25, 5), (5, 1), 'flo",
-    'svd_lowrank': "PyTorch ok [((3, 2), (2, 1), 'float32', 'meta'), ((2,), (1,), 'float32', 'meta'), ((3, 2), (1, 3),",
+    'ormqr': "gradients: householder_product's (a CPU mask beside meta tensors); PyTorch's runs past the deadline",
     'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
 }
 

@@ -164,7 +164,7 @@ def bind_inplace(apply_inplace, writeable) -> None:
 
 
 AUTOCAST_POLICIES = (None, "lower", "fp32", "promote")
-META_RULES = (None, "random", "data_dependent", "no_kernel", "reads_value", "cpu_args", "tensor_bounds")
+META_RULES = (None, "random", "data_dependent", "no_kernel", "reads_value", "cpu_args", "tensor_bounds", "resizes")
 
 
 def bind_export(key: str, rule) -> None:
@@ -307,7 +307,9 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 registers no meta kernel for it, whatever the shapes: refused with the same error),
                 "cpu_args" (it takes CPU indices, masks, 0-d values or a copy's source beside meta tensors),
                 "tensor_bounds" (a factory whose bounds may be tensors, as PyTorch's tensor overloads of linspace:
-                a meta bound makes its result meta whatever ``device`` says, and no value is read).
+                a meta bound makes its result meta whatever ``device`` says, and no value is read), "resizes" (an
+                in-place op that changes its meta tensor's shape, ``resize_``: it runs, where another in-place op on
+                meta tensors only checks).
     overlap     what the op's writes (``out=``, ``Tensor.X_``) refuse of an input sharing the written memory, as
                 ATen's kernel checks (``_core/overlap.py``): "any" (index writes, joins), "partial" (TensorIterator's
                 check), "unchecked", or an in-place rule ``rule(self, args)``; None: partial for an elementwise

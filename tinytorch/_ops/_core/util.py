@@ -285,12 +285,22 @@ def c_order(a: ndarray) -> ndarray:
 
 
 def lapack_order(a):
-    """A LAPACK result's layout on the meta device: column-major matrices (each one's transpose C-contiguous), as
-    PyTorch's CPU kernels make them and its meta kernels say. tinytorch's CPU results keep numpy's C order (a copy
-    into that layout would cost every call for strides alone), so only a ``MetaArray`` is laid out anew."""
-    if type(a) is not MetaArray or a.ndim < 2:
+    """A LAPACK result laid out as PyTorch's CPU kernels make it and its meta kernels say: each matrix column-major
+    (its transpose C-contiguous), the batch dims C-ordered over the matrices. numpy's LAPACK wrappers hand back C
+    order, so a CPU result is copied once into that layout (a copy of the result, beside the factorization's n^3:
+    strides are part of the spec); a ``MetaArray`` is laid out anew, a 0- or 1-d array is left as it is."""
+    if a.ndim < 2:
         return a
-    return MetaArray(a.shape[:-2] + a.shape[:-3:-1], a.dtype, value=a._value).swapaxes(-1, -2)
+    if type(a) is MetaArray:
+        return MetaArray(a.shape[:-2] + a.shape[:-3:-1], a.dtype, value=a._value).swapaxes(-1, -2)
+    t = np.swapaxes(a, -1, -2)
+    step, strides = a.itemsize, []
+    for n in reversed(t.shape):
+        strides.append(step)
+        step *= n
+    if t.strides == tuple(reversed(strides)):
+        return a
+    return np.swapaxes(np.ascontiguousarray(t), -1, -2)
 
 
 def strided(x: np.ndarray, shape=None, strides=None, writeable: bool = True) -> np.ndarray:

@@ -309,9 +309,14 @@ def _irfftn(x, s, dim, norm, hermitian: bool = False):
     half = list(sizes)
     half[-1] = last // 2 + 1
     x = _pad_all(x, dims, half)
+    scaling = _scaling(norm, hermitian)
     if hermitian:
-        x = x.conj()
-    return _c2r(x, dims, _scaling(norm, hermitian), last)
+        # as PyTorch computes hfftn: the forward transform over all but the last dim, then the conjugate's c2r over
+        # the last (the gradient then has the c2c's layout, as PyTorch's)
+        if len(dims) > 1:
+            x = _c2c(x, dims[:-1], scaling, True)
+        return _c2r(x.conj(), dims[-1:], scaling, last)
+    return _c2r(x, dims, scaling, last)
 
 
 @op("fft.fft", _FN, batch=None, autocast="fp32")

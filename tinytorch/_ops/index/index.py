@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._meta_array import MetaArray
+from ..._meta_array import MetaArray, no_meta_kernel
 from ..._dtype import FLOATING_NP, FROM_NP, NARROW_NP
 from ... import _dtype_casts
 from .._core import narrow_dtypes, overlap
@@ -393,6 +393,9 @@ class _IndexPut(Node):
         g_self = where(_make(keep), g, 0.0)  # overwritten elements get exactly 0, as PyTorch's zero_()
         g_value = None
         if self.value_shape is not None:
+            if any(type(k) is MetaArray and k.dtype == np.bool_ for k in _key_parts(self.key)):
+                # PyTorch's formula indexes the gradient by the mask: nonzero, which has no meta kernel
+                raise NotImplementedError(no_meta_kernel("nonzero"))
             g_value = g[self.key]
             extra = len(self.value_shape) - g_value._data.ndim
             if extra > 0:  # the value had leading ones that assignment dropped
@@ -402,6 +405,10 @@ class _IndexPut(Node):
             if g_value._data.dtype != self.value_dtype:
                 g_value = g_value.to(self.value_dtype)
         return g_self, g_value
+
+
+def _key_parts(key) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
 
 
 _IndexPut.__name__ = _IndexPut.__qualname__ = "IndexPutBackward0"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import NARROW_NP, cpp_name
-from ..._meta_array import MetaArray
+from ..._meta_array import MetaArray, no_meta_kernel
 from ..._dtype_casts import check_number
 from .._core import narrow_dtypes
 from ...autograd.node import Node, raw_dim, u64
@@ -115,7 +115,11 @@ class MaskedScatterBackward0(Node):
     def backward(self, g):
         (mask,) = self._unpacked_saved
         gs = None
-        if self.need_source:
+        if self.need_source and type(g._data) is MetaArray:
+            # how many places the mask selects is data: PyTorch's meta kernel for this backward gives the
+            # source's shape, contiguous, and so does this
+            gs = _make(MetaArray(tuple(self.source_shape), g._data.dtype))
+        elif self.need_source:
             picked = g.masked_select(mask)
             n, total = picked._data.shape[0], int(np.prod(self.source_shape))
             if total > n:
@@ -283,6 +287,8 @@ class IndexFillBackward1(Node):
 
     def backward(self, g):
         (idx,) = self._unpacked_saved
+        if self.need_value and type(idx._data) is MetaArray:  # PyTorch's formula calls _unique: no meta kernel
+            raise NotImplementedError(no_meta_kernel("_unique"))
         # each filled slice counts once, however often the index repeats it
         gv = g.index_select(self.dim, _make(np.unique(idx._data))).sum() if self.need_value else None
         return g.index_fill(self.dim, idx, 0), None, gv

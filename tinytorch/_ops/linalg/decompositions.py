@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype
+from ..._meta_array import MetaArray
 from ..random.sampling import randn
 from ...autograd.node import Node
 from ..creation.factory import ones, zeros
@@ -26,8 +27,9 @@ from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
 from .._core.util import lapack_order
 from .._core.return_types import _named
+from .substitution import solve_triangular
 from ..pointwise.complex import conj, real
-from .solve import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, inv, qr_result, solve,
+from .solve import (LinAlgError, _eye_like, _mH, _square, batch_matrices, eigh_result, qr_result, solve,
                     svd_arrays, svd_result)
 from ..shape.join import cat
 from ..sparse.construct import sparse_coo_tensor
@@ -50,12 +52,12 @@ class LinalgCholeskyExBackward0(Node):
         (L,) = self._unpacked_saved
         if self.upper:
             L, g = _mH(L), _mH(g)
-        Linv = inv(L)
         # L^-H X L^-1 with X = (T + tril(T, -1)^H) / 2, T = tril(L^H g): PyTorch's, whose diagonal keeps
-        # T's imaginary part for complex input
+        # T's imaginary part for complex input; two triangular solves, as PyTorch's (its gradient column-major)
         T = _mH(L).matmul(g).tril()
         X = 0.5 * (T + _mH(T.tril(-1)))
-        return (_mH(Linv).matmul(X).matmul(Linv),)
+        X = solve_triangular(_mH(L), X, upper=True)
+        return (solve_triangular(L, X, upper=False, left=False),)
 
 
 @op("linalg.cholesky", variants="function out", batch=batch_matrices, autocast="fp32")
@@ -113,7 +115,7 @@ def _qr_tall_backward(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
     low = M.tril(-1)
     sym = low + _mH(low) + real(M) * _eye_like(M._data.shape[-1], M)  # copyltu(M)
     rhs = gQ + Q.matmul(sym)
-    return _mH(solve(R, _mH(rhs)))  # rhs R^-H: R is square and invertible here
+    return solve_triangular(_mH(R), rhs, upper=False, left=False)  # rhs R^-H, as PyTorch's (column-major)
 
 
 @op("linalg.qr", variants="function out", batch=batch_matrices, autocast="fp32")
@@ -187,6 +189,8 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     a = _square(A, "linalg.svd", square=False)
     u, s, vh = svd_arrays(a, full_matrices)
     u, s, vh = u.astype(a.dtype), s.astype(a.real.dtype), vh.astype(a.dtype)
+    # column-major, as LAPACK's; PyTorch's meta kernel says C order for Vh (its CPU kernel column-major)
+    u, vh = lapack_order(u), vh if type(vh) is MetaArray else lapack_order(vh)
     return svd_result(*record((u, s, vh), LinalgSvdBackward0, (A,), saved=(OUT, OUT[1], OUT[2]),
                               full=full_matrices, shape=a.shape[-2:]))
 
@@ -288,6 +292,7 @@ def _eig(A: Tensor, fn: str):
 def eig(A: Tensor):
     """Eigenvalues and unit-norm eigenvectors of square matrices (complex, in LAPACK's order)."""
     w, v = _eig(A, "linalg.eig")
+    v = v if type(v) is MetaArray else lapack_order(v)  # column-major on the CPU; PyTorch's meta kernel says C order
     return eig_result(*record((w, v), LinalgEigBackward0, (A,), (OUT, OUT[1]), real_input=A._data.dtype.kind == "f"))
 
 
@@ -345,7 +350,7 @@ def get_approximate_basis(A: Tensor, q: int, niter: int | None = 2, M: Tensor | 
     """An orthonormal basis Q (n x q) approximately spanning A's range (of A - M's when given)."""
     niter = 2 if niter is None else niter
     dtype = _floating_dtype(A) if not A.is_complex() else A.dtype
-    R = randn(A.shape[-1], q, dtype=dtype)
+    R = randn(A.shape[-1], q, dtype=dtype, device=A.device)  # on A's device, as PyTorch's (meta: nothing drawn)
     X = _matmul(A, R)
     if M is not None:
         X = X - _matmul(M, R)
@@ -407,10 +412,10 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
             raise ValueError("pca_lowrank input is expected to be 2-dimensional tensor")
         c = sparse_sum(A, dim=(-2,)) / m
         column_indices = c.indices()[0]
-        indices = zeros(2, len(column_indices), dtype=column_indices.dtype)
+        indices = zeros(2, len(column_indices), dtype=column_indices.dtype, device=A.device)
         indices[0] = column_indices
         C_t = sparse_coo_tensor(indices, c.values(), (n, 1), dtype=dtype)
-        ones_m1_t = ones(tuple(A.shape[:-2]) + (1, m), dtype=dtype)
+        ones_m1_t = ones(tuple(A.shape[:-2]) + (1, m), dtype=dtype, device=A.device)
         M = sparse_mm(C_t, ones_m1_t).mT
         return _svd_lowrank(A, q, niter=niter, M=M)
     C = A.mean(dim=(-2,), keepdim=True)

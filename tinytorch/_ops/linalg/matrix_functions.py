@@ -30,7 +30,7 @@ from .._core.return_types import _named
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
 from ..reduce.scan import _others_product
-from .solve import _eps_times, _lu_field, _mH, _mT, _square, batch_matrices, inv, solve
+from .solve import _eps_times, _lu_field, _mH, _mT, _square, batch_matrices, inv, lapack_layout, solve
 from .decompositions import svd, svdvals
 from .norms import matrix_norm
 from ..shape.join import cat
@@ -276,7 +276,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
     q = _householder_array(a, ta, k)
-    return record(q.astype(a.dtype), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
+    return record(lapack_order(q.astype(a.dtype)), LinalgHouseholderProductBackward0, (A, tau), (A, tau, OUT))
 
 
 @silent  # an inf or NaN among the reflectors reaches Q through inf * 0 and inf - inf, silently as in PyTorch
@@ -322,7 +322,7 @@ def geqrf(input: Tensor):
             out[idx], tau[idx] = h.T, t
         else:
             out[idx] = a[idx]
-    return geqrf_result(_make(out), _make(tau))
+    return geqrf_result(_make(lapack_order(out)), _make(tau))
 
 
 @op(variants="function method out", autocast="fp32")
@@ -344,7 +344,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     q = householder_product(full, input2)
     if transpose:
         q = _mH(q)
-    return q.matmul(input3) if left else input3.matmul(q)
+    return lapack_layout(q.matmul(input3) if left else input3.matmul(q))  # LAPACK's result: column-major
 
 
 @op("linalg.tensorinv", variants="function out", autocast="fp32")

@@ -66,6 +66,29 @@ def _mH(t: Tensor) -> Tensor:
     return conj(t.transpose(-2, -1))
 
 
+def lapack_layout(t: Tensor) -> Tensor:
+    """``t`` with each matrix column-major, as PyTorch's LAPACK-backed results are, for a result this package
+    composes of other ops (a product ends it); no copy where it is laid out so already."""
+    return _mT(_mT(t).contiguous())
+
+
+class _LapackGradLayout(Node):
+    """An identity whose gradient leaves column-major: the right-hand side of a solve composed of other ops, whose
+    gradient PyTorch computes by another LAPACK solve (a product ends tinytorch's)."""
+
+    def backward(self, g):
+        return (lapack_layout(g),)
+
+
+_LapackGradLayout.__name__ = _LapackGradLayout.__qualname__ = "CloneBackward0"  # a clone into a layout
+
+
+def lapack_grad_layout(t: Tensor) -> Tensor:
+    """A copy of ``t`` (column-major) whose gradient is laid out column-major (``_LapackGradLayout``)."""
+    a = lapack_order(t._data)
+    return record(a.copy(order="K") if a is t._data else a, _LapackGradLayout, (t,))
+
+
 def _eye_like(n: int, t: Tensor) -> Tensor:
     """The n x n identity of ``t``'s dtype, on its device (a meta ``t``: a meta identity)."""
     from ..creation.factory import eye

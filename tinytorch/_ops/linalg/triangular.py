@@ -5,8 +5,7 @@ triangular and Cholesky solves and the ``_ex`` variants (``linalg.solve_triangul
 ``linalg.cholesky_ex``), ``linalg.lstsq``, and the LDL^T (LDL^H) factorization of symmetric (Hermitian)
 matrices with its solve (``linalg.ldl_factor`` (+ ``_ex``), ``linalg.ldl_solve``).
 
-solve_triangular is the primitive (substitution on the named triangle, in float64; its backward is
-two more triangular solves, so double backward works). cholesky_solve/cholesky_inverse are solve/inv
+solve_triangular (``substitution.py``) is the primitive; cholesky_solve/cholesky_inverse are solve/inv
 of the factor's Gram matrix L L^T, whose gradients are PyTorch's for the factor (full, not masked to
 the triangle); the rest compose the matrix functions of ``solve.py``.
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, INEXACT_NP
 from ..._meta_array import MetaArray
-from ...autograd.node import Node, sum_to
+from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.lazy_scipy import scipy_linalg
 from .._core.record import OUT, legacy_name, record
@@ -36,7 +35,9 @@ from ..shape.join import cat
 from ..shape.shape import CloneBackward0
 from .decompositions import _failing_minor, cholesky
 from .._core.return_types import _named
-from .solve import LinAlgError, _eps_times, _getrf, _mH, _mT, batch_matrices, inv, pinv, pinv_backward, solve
+from .substitution import solve_triangular
+from .solve import (LinAlgError, _eps_times, _getrf, _mH, _mT, batch_matrices, inv, lapack_grad_layout, lapack_layout,
+                    pinv, pinv_backward, solve)
 
 triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
 inv_ex_result = _named("linalg_inv_ex", ("inverse", "info"))
@@ -45,85 +46,6 @@ cholesky_ex_result = _named("linalg_cholesky_ex", ("L", "info"))
 lstsq_result = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 ldl_factor_result = _named("linalg_ldl_factor", ("LD", "pivots"))
 ldl_factor_ex_result = _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
-
-
-def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
-    t = np.triu(a) if upper else np.tril(a)
-    if unit:
-        n = a.shape[-1]
-        t = t.copy()
-        t[..., np.arange(n), np.arange(n)] = 1
-    return t
-
-
-class LinalgSolveTriangularBackward0(Node):
-    saved_fields = (("self", 0), ("upper", "upper"), ("left", "left"), ("unitriangular", "unit"), ("result", 1))
-
-    def backward(self, g):
-        A, X = self._unpacked_saved
-        up, unit = self.upper, self.unit
-        gA = gB = None
-        if self.left:   # X = A^-1 B
-            gB = solve_triangular(_mH(A), g, upper=not up, left=True, unitriangular=unit)
-            if self.need_a:
-                gA = -gB.matmul(_mH(X))
-        else:           # X = B A^-1
-            gB = solve_triangular(_mH(A), g, upper=not up, left=False, unitriangular=unit)
-            if self.need_a:
-                gA = -_mH(X).matmul(gB)
-        if gA is not None:
-            gA = gA.triu(1 if unit else 0) if up else gA.tril(-1 if unit else 0)
-            gA = sum_to(gA, A._data.shape)
-        return gA, (sum_to(gB, self.b_shape) if self.need_b else None)
-
-
-@op("linalg.solve_triangular", variants="function out")
-def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
-    """X with A X = B (or X A = B when ``left=False``) for triangular A; only A's ``upper`` or lower
-    triangle is read (and not its diagonal when ``unitriangular``)."""
-    a, b = A._data, B._data
-    if a.ndim < 2 or b.ndim < 2:
-        raise RuntimeError("linalg.solve_triangular: The input tensor " + ("A" if a.ndim < 2 else "B")
-                           + " must have at least 2 dimensions.")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
-                           f"{legacy_name(a.dtype)} and B of type {legacy_name(b.dtype)} instead")
-    if a.dtype not in INEXACT_NP:
-        raise RuntimeError(f"\"triangular_solve_cpu\" not implemented for '{legacy_name(a.dtype)}'")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but they are "
-                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    inner = b.shape[-2] if left else b.shape[-1]
-    if inner != a.shape[-1]:
-        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
-                           f"{b.shape[-2]}x{b.shape[-1]})")
-    t = _triangle(a, upper, unitriangular)
-    with np.errstate(all="ignore"):
-        if left:
-            x = _tri_solve(t, b, upper)
-        else:
-            x = np.swapaxes(_tri_solve(np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2), not upper), -1, -2)
-    return record(lapack_order(x.astype(a.dtype, order="C")), LinalgSolveTriangularBackward0, (A, B), (A, OUT),
-                  upper=upper, left=left, unit=unitriangular, need_a=A._requires_grad, need_b=B._requires_grad,
-                  b_shape=b.shape)
-
-
-def _tri_solve(t: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
-    """Back or forward substitution, batched (a zero on the diagonal gives inf/nan, as LAPACK's trtrs)."""
-    shape = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
-    wide = np.complex128 if t.dtype.kind == "c" else np.float64
-    t = np.broadcast_to(t, shape + t.shape[-2:]).astype(wide)
-    b = np.broadcast_to(b, shape + b.shape[-2:]).astype(wide)
-    n = t.shape[-1]
-    x = np.zeros_like(b)
-    if type(t) is MetaArray or type(b) is MetaArray:  # meta matrices: one step per row, none changes a shape
-        return x if type(x) is MetaArray else MetaArray(x.shape, x.dtype)
-    order = range(n - 1, -1, -1) if upper else range(n)
-    for i in order:
-        rest = t[..., i:i + 1, :] @ x        # the solved rows (the others are still zero)
-        x[..., i, :] = (b[..., i, :] - rest[..., 0, :]) / t[..., i, i:i + 1]
-    return x
 
 
 @op(variants="function method out", autocast="fp32")
@@ -256,9 +178,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         residuals = (np.abs(r) ** 2).sum(-2).astype(real)
     else:   # empty, but an output of the graph as PyTorch's (its gradient is nothing)
         residuals = np.zeros((0,), dtype=real)
-    if vector:
-        x = x[..., 0]
-    x = x.astype(a.dtype)
+    x = x[..., 0].astype(a.dtype) if vector else lapack_order(x.astype(a.dtype))
     rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), dtype=np.int64))
     sv = _make(s.astype(real)) if driver in ("gelsd", "gelss") else _make(np.zeros((0,), dtype=real))
     return lstsq_result(*record((x, residuals), LinalgLstsqBackward0, (A, B), (A, B, OUT), vector=vector), rank_t, sv)
@@ -287,7 +207,7 @@ def _permutation(piv: np.ndarray, m: int, dtype) -> np.ndarray:
         flat_perm[rows, j], flat_perm[rows, flat_piv[:, j]] = b, a
     P = np.zeros(batch + (m, m), dtype=dtype)
     np.put_along_axis(P, perm[..., :, None], 1, axis=-1)   # P[perm[i], i] = 1 ... as rows of P^T
-    return np.swapaxes(P, -1, -2)
+    return np.ascontiguousarray(np.swapaxes(P, -1, -2))  # C-ordered, as PyTorch's
 
 
 def _check(A: Tensor, fn: str) -> np.ndarray:
@@ -375,7 +295,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
         raise LinAlgError("torch.linalg.lu_factor_ex: U[%d,%d] is zero and using it on lu_solve would result in a "
                           "division by zero. If you still want to perform the factorization, consider calling "
                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)" % (info.max(), info.max()))
-    return lu_factor_ex_result(*record((lu, piv, info), LinalgLuFactorExBackward0, (A,), (OUT,),
+    return lu_factor_ex_result(*record((lapack_order(lu), piv, info), LinalgLuFactorExBackward0, (A,), (OUT,),
                                        P=_permutation(piv, a.shape[-2], a.dtype), piv=piv))
 
 
@@ -420,11 +340,13 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         return _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
     P = _make(_permutation(pivots._data, LU._data.shape[-2], LU._data.dtype))
     L, U = _unpack_lu(LU)
+    # PyTorch's B gradient is another LAPACK solve (column-major), and so is X
+    B = lapack_grad_layout(B) if B._requires_grad else B
     if not adjoint:   # X = U^-1 L^-1 P^T B
         y = solve_triangular(L, _mH(P).matmul(B), upper=False, unitriangular=True)
         return solve_triangular(U, y, upper=True)
     y = solve_triangular(_mH(U), B, upper=False)        # X = P L^-H U^-H B
-    return P.matmul(solve_triangular(_mH(L), y, upper=True, unitriangular=True))
+    return lapack_layout(P.matmul(solve_triangular(_mH(L), y, upper=True, unitriangular=True)))
 
 
 def _lu_solve_method(self, LU_data, LU_pivots):
@@ -480,7 +402,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     ld, piv, info = _ldl_factor(A, hermitian, "ldl_factor_ex")
     if check_errors:
         _raise_on(info, "torch.linalg.ldl_factor_ex")
-    return ldl_factor_ex_result(_make(ld), _make(piv), _make(info))
+    return ldl_factor_ex_result(_make(lapack_order(ld)), _make(piv), _make(info))
 
 
 @op("linalg.ldl_factor", variants="function out")
@@ -488,7 +410,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False):
     """(LD, pivots): LAPACK's Bunch-Kaufman LDL^T (LDL^H with ``hermitian``) of each matrix."""
     ld, piv, info = _ldl_factor(A, hermitian, "ldl_factor")
     _raise_on(info, "torch.linalg.ldl_factor")
-    return ldl_factor_result(_make(ld), _make(piv))
+    return ldl_factor_result(_make(lapack_order(ld)), _make(piv))
 
 
 def _raise_on(info: np.ndarray, fn: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray
+
 from ..._quiet_fp import silent
 from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import Node
@@ -339,7 +341,9 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     stats: list = []
     out = _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, stats)
     if not training:
-        empty = np.zeros(0, dtype=input._data.dtype)
+        # empty on the CPU; PyTorch's meta kernel gives them the channels' size all the same
+        n = input._data.shape[1] if type(input._data) is MetaArray and input._data.ndim > 1 else 0
+        empty = np.zeros_like(input._data, shape=(n,))
         return out, _make(empty), _make(empty.copy())
     if stats:  # the training kernel's own statistics (what its backward reads)
         return out, _make(stats[0].reshape(-1)), _make(stats[1].reshape(-1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._meta_array import MetaArray, no_meta_kernel
 from ..._quiet_fp import silent
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
@@ -90,6 +91,8 @@ def _beta(lp: np.ndarray, ext, skip) -> np.ndarray:
 class CtcLossBackward0(Node):
     def backward(self, g):
         gd = g._data
+        if type(gd) is MetaArray:  # PyTorch has no meta kernel for this backward
+            raise NotImplementedError(no_meta_kernel("_ctc_loss_backward"))
         out = np.zeros(self.shape, self.dtype)
         for n, (lp, ext, skip, a, nll) in enumerate(self.samples):
             if lp is None:
@@ -146,6 +149,10 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     """The CTC loss of log_probs (T, N, C) or (T, C) against targets (N, S) padded or concatenated."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if type(log_probs._data) is MetaArray and (isinstance(input_lengths, Tensor) or isinstance(target_lengths, Tensor)):
+        # lengths given as tensors: PyTorch's _ctc_loss.Tensor overload, which has no meta kernel (its IntList
+        # overload has one)
+        raise NotImplementedError(no_meta_kernel("_ctc_loss.Tensor"))
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
@@ -172,5 +179,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         return raw.squeeze(0) if unbatched else raw
     if reduction == "sum":
         return raw.sum()
-    denom = _make(np.maximum(tl, 1).astype(raw._data.dtype))
+    denom = np.maximum(tl, 1).astype(raw._data.dtype)
+    if type(raw._data) is MetaArray:  # on the loss's device, as PyTorch's (a CPU tensor beside meta ones is refused)
+        denom = MetaArray(denom.shape, denom.dtype)
+    denom = _make(denom)
     return (raw / denom).mean()

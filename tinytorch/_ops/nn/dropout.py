@@ -40,7 +40,10 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     if not training or p == 0:
         return input
     x = input._data
-    if p == 1:
+    if type(x) is MetaArray:  # a meta input: a meta mask of its layout, nothing drawn (PyTorch's meta bernoulli)
+        refuse_complex_draw(x)
+        keep_scaled = MetaArray.like(x)
+    elif p == 1:
         keep_scaled = np.zeros(x.shape, dtype=x.dtype)
     else:
         refuse_complex_draw(x)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtype import FLOATING_NP
+from ..._meta_array import MetaArray, no_meta_kernel
 from ..._random import draws as _draws
 from ...autograd.node import Node
 from ...random import _engine
@@ -34,10 +35,13 @@ class _FractionalBackward(Node):
     in the gradient's dtype, as PyTorch's kernel does (windows overlap: float32 sums keep its rounding)."""
 
     _scatter_name = ""
+    _no_meta_kernel = ""  # the ATen backward's name where PyTorch has no meta kernel for it
     saved_fields = (("self", 0), ("kernel_size", "kernel_size"), ("output_size", "output_size"),
                     ("result1", _result1))
 
     def backward(self, g):
+        if type(g._data) is MetaArray and self._no_meta_kernel:  # PyTorch has no meta kernel for it
+            raise NotImplementedError(no_meta_kernel(self._no_meta_kernel))
         summed = np.zeros_like(g._data, shape=(int(np.prod(self.in_shape)),), order="C")  # (a meta g: meta)
         np.add.at(summed, self.flat, g._data.reshape(-1))
         # its own backward gathers from the same positions (pool.py's node, under PyTorch's name)
@@ -51,6 +55,7 @@ class FractionalMaxPool2DBackward0(_FractionalBackward):
 
 class FractionalMaxPool3DBackward0(_FractionalBackward):
     _scatter_name = "FractionalMaxPool3DBackwardBackward0"
+    _no_meta_kernel = "fractional_max_pool3d_backward"
 
 
 # pool.py's gather node under this file's names (a table of its own: pool.py's is pool.py's)

@@ -382,7 +382,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * _make(np.ones_like(input._data))
-    elif bool((var._data < 0).any()):
+    elif bool((var < 0).any()):  # a tensor's truth: on the meta device PyTorch's item() error, as its torch.any
         raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:

@@ -162,7 +162,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
                   size_arg=size, step_arg=step)
 
 
-@op("resize_", variants="method", no_batch="it changes its argument's shape in place")
+@op("resize_", variants="method", no_batch="it changes its argument's shape in place", meta="resizes")
 def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     """``self`` given the shape ``sizes`` in place: its elements in order, the first ones kept, new ones
     uninitialised (zero here)."""
@@ -174,7 +174,9 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     n = int(np.prod(shape, dtype=np.int64))
     flat = self._data.reshape(-1)
-    if n <= flat.size:
+    if type(flat) is MetaArray:  # a meta tensor: its new shape, contiguous, nothing kept
+        data = MetaArray(shape, flat.dtype)
+    elif n <= flat.size:
         data = np.ascontiguousarray(flat[:n]).reshape(shape)
     else:
         data = np.concatenate([flat, np.zeros(n - flat.size, dtype=flat.dtype)]).reshape(shape)
@@ -183,7 +185,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     return self
 
 
-@op("resize_as_", variants="function method", no_batch="it changes its argument's shape in place")
+@op("resize_as_", variants="function method", no_batch="it changes its argument's shape in place", meta="resizes")
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
     """``input`` resized in place to ``the_template``'s shape."""
     return resize_(input, tuple(the_template.shape))
