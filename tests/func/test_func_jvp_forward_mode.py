@@ -60,12 +60,6 @@ MODES = ("both", "primals", "tangents")
 
 # the tangent's history where tinytorch's forward rule is written another way than PyTorch's (values agree)
 KNOWN = {
-    "div": "PyTorch's formula is (self_t - other_t * result) / other_p; tinytorch's adds self_t / other and "
-           "-other_t * self / other^2",
-    "softmax": "PyTorch's softmax formula divides the summed product by a sum (DivBackward0); tinytorch's sums the "
-               "product",
-    "log_softmax": "PyTorch's log_softmax formula divides a sum by a sum of exp (DivBackward0); tinytorch's sums the "
-                   "product with exp(result)",
     "layer_norm": "PyTorch's layer_norm_jvp subtracts the tangent's mean (SubBackward0, MeanBackward1); tinytorch's "
                   "rule is layer norm's backward differentiated",
     "mse_loss": "PyTorch's mse_loss forward formula comes from its decomposition (CopyBackwards, MeanBackward0, "

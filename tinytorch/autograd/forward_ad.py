@@ -427,6 +427,33 @@ def formula_sum(node, first, second):
     return total
 
 
+def formula_result(node, i: int = 0):
+    """``result`` in ``node``'s forward formula, as PyTorch's formulas read it: the node's ``i``-th output as it is
+    (its own node in its history), without history where only forward AD recorded it; None where it is gone."""
+    for ref, _, _ in node.__dict__.get("_fw_outs") or ():
+        t = ref()
+        if t is not None and t.grad_fn is node and t._output_nr == i:
+            return t.detach() if _forward_only(t) else t
+    return None
+
+
+def zero_tangent(node, ndim: int):
+    """A missing tangent in a formula: PyTorch's zero tensor (of the output's dtype; dims of size 1, which take part
+    in broadcasting and type promotion), without history."""
+    return zeros((1,) * ndim, dtype=_out_dtype(node))
+
+
+def zero_times(node, factor):
+    """``missing_t * factor`` in ``node``'s formula: zeros, which record a MulBackward0 through ``factor`` where it
+    requires grad, as PyTorch's zero tensor times a primal does (its gradient is zero)."""
+    zero = zero_tangent(node, factor.dim())
+    if not factor.requires_grad:
+        return zero
+    term = zero * factor
+    term._data[...] = 0  # (0 * inf would be nan; PyTorch's zero tensor is zero whatever it multiplies)
+    return term
+
+
 def _add_terms(*terms):
     """The sum of the tangent terms that exist (None where no input had a tangent)."""
     total = None

@@ -10,6 +10,7 @@ from ..._dtype import FLOATING_NP, get_default_dtype
 from .._core import narrow_dtypes
 from .._core.narrow_dtypes import NarrowArray
 from ..._quiet_fp import cast
+from ...autograd.forward_ad import formula_result, zero_tangent, zero_times
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
@@ -33,9 +34,18 @@ class DivBackward0(_BinaryNode):
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)  # (summed back after both, as mul's)
 
     def jvp(self, ta, tb):
+        # PyTorch's formula, (self_t - other_t * result) / other_p, a missing tangent its zero tensor (whose product
+        # with result records history through result, whose difference is a SubBackward0 all the same)
         a, b = self._unpacked_saved
-        bv = b if b is not None else self.b_scalar
-        return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
+        other = b if b is not None else self.b_scalar
+        result = formula_result(self)
+        if result is None:  # (the output is gone: the same values from the primals)
+            result = a / other
+        moved = zero_times(self, result) if tb is None else tb * result
+        num = (zero_tangent(self, moved.dim()) if ta is None else ta) - moved
+        if tb is None:
+            num._data[...] = ta._data  # (PyTorch's zero adds nothing: a -0.0 stays -0.0)
+        return num / other
 
 
 
