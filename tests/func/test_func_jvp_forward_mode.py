@@ -62,8 +62,6 @@ MODES = ("both", "primals", "tangents")
 KNOWN = {
     "layer_norm": "PyTorch's layer_norm_jvp subtracts the tangent's mean (SubBackward0, MeanBackward1); tinytorch's "
                   "rule is layer norm's backward differentiated",
-    "mse_loss": "PyTorch's mse_loss forward formula comes from its decomposition (CopyBackwards, MeanBackward0, "
-                "MseLossBackwardBackward0); tinytorch's is arithmetic",
 }
 # PyTorch's second derivative through layer_norm's tangent drops the terms of its saved mean and rstd (it disagrees
 # with finite differences of the tangent); tinytorch's is held to finite differences instead (below)
