@@ -443,13 +443,14 @@ def zero_tangent(node, ndim: int):
     return zeros((1,) * ndim, dtype=_out_dtype(node))
 
 
-def zero_times(node, factor):
-    """``missing_t * factor`` in ``node``'s formula: zeros, which record a MulBackward0 through ``factor`` where it
-    requires grad, as PyTorch's zero tensor times a primal does (its gradient is zero)."""
+def zero_times(node, factor, zero_first: bool = True):
+    """``missing_t * factor`` in ``node``'s formula (``factor * missing_t`` with ``zero_first=False``): zeros, which
+    record a MulBackward0 through ``factor`` where it requires grad, as PyTorch's zero tensor times a primal does
+    (its gradient is zero)."""
     zero = zero_tangent(node, factor.dim())
     if not factor.requires_grad:
         return zero
-    term = zero * factor
+    term = zero * factor if zero_first else factor * zero
     term._data[...] = 0  # (0 * inf would be nan; PyTorch's zero tensor is zero whatever it multiplies)
     return term
 
