@@ -427,16 +427,6 @@ def formula_sum(node, first, second):
     return total
 
 
-def formula_result(node, i: int = 0):
-    """``result`` in ``node``'s forward formula, as PyTorch's formulas read it: the node's ``i``-th output as it is
-    (its own node in its history), without history where only forward AD recorded it; None where it is gone."""
-    for ref, _, _ in node.__dict__.get("_fw_outs") or ():
-        t = ref()
-        if t is not None and t.grad_fn is node and t._output_nr == i:
-            return t.detach() if _forward_only(t) else t
-    return None
-
-
 def zero_tangent(node, ndim: int):
     """A missing tangent in a formula: PyTorch's zero tensor (of the output's dtype; dims of size 1, which take part
     in broadcasting and type promotion), without history."""
