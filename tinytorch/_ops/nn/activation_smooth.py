@@ -168,7 +168,8 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") 
     gd, xd = grad_output._data.dtype, float_array(self, "GeluKernelImpl").dtype
     storage = promote_types(grad_output.dtype, self.dtype).np
     g, x = grad_output, self
-    if gd in LOWP_NP or xd in LOWP_NP:  # (float32 beside float64 as they are: oneDNN's refusal of a float64 grad)
+    # (the exact form's float32 beside float64 as they are: oneDNN's refusal of a float64 gradient)
+    if gd in LOWP_NP or xd in LOWP_NP or (approximate == "tanh" and gd != xd):
         compute = opmath(np.empty(0, storage)).dtype
         g, x = (_make(t._data.astype(compute, copy=False)) for t in (grad_output, self))
     if approximate == "tanh":
