@@ -26,8 +26,9 @@ primal detached in that case); tangents only flow where grad mode is on (not ins
 A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
 (``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
 ``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
-tangent also records history through primals whose tangent is missing; linear's rule (addmm/mm) does so, other
-rules skip the missing terms.
+tangent also records history through primals whose tangent is missing; linear's (addmm/mm), div's, layer_norm's and
+mse_loss's rules do so (``zero_tangent``, ``zero_times``), other rules skip the missing terms. A rule that reads an
+op's result or an input its backward does not keep has the op save it while a level is active (div, the softmaxes).
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
