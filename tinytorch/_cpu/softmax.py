@@ -17,7 +17,7 @@ from .._ops._kernels import compiled as _compiled, parallel
 from .nll_sums import _level_bits, cascade
 from .._ops.nn.loss_nll import NllLossBackward0
 from .._ops.reduce import softmax as softmax_ops
-from .._ops.reduce.softmax import LogSoftmaxBackward0, _log_softmax_grad
+from .._ops.reduce.softmax import LogSoftmaxBackward0, _log_softmax_grad, _saved
 
 _EXACT = (np.dtype(np.float32), np.dtype(np.float64))
 _INT64 = np.dtype(np.int64)
@@ -145,7 +145,7 @@ def _result(input, target, total, logp, coef, reduction: str, n: int, need: bool
     out = np.asarray(total, logp.dtype)
     if not need:
         return _make(out)  # nothing recorded: no log-softmax tensor, no coefficients
-    logp_t = record(logp, LogSoftmaxBackward0, (input,), (OUT,), dim=1)
+    logp_t = record(logp, LogSoftmaxBackward0, (input,), _saved(input), dim=1)
     return record(out, NllLossBackward0, (logp_t,), (_make(coef),), denom=dt(n) if mean else None,
                   shown=(logp_t, target._data, None, -100, reduction, None), graph_args=(target, None))
 

@@ -26,8 +26,9 @@ primal detached in that case); tangents only flow where grad mode is on (not ins
 A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
 (``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
 ``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
-tangent also records history through primals whose tangent is missing; linear's rule (addmm/mm) does so, other
-rules skip the missing terms.
+tangent also records history through primals whose tangent is missing; linear's (addmm/mm), div's, layer_norm's and
+mse_loss's rules do so (``zero_tangent``, ``zero_times``), other rules skip the missing terms. A rule that reads an
+op's result or an input its backward does not keep has the op save it while a level is active (div, the softmaxes).
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
@@ -425,6 +426,24 @@ def formula_sum(node, first, second):
     total = zero + t if first is None else t + zero
     total._data[...] = t._data  # (PyTorch's zero tensor adds nothing at all: a -0.0 stays -0.0)
     return total
+
+
+def zero_tangent(node, ndim: int):
+    """A missing tangent in a formula: PyTorch's zero tensor (of the output's dtype; dims of size 1, which take part
+    in broadcasting and type promotion), without history."""
+    return zeros((1,) * ndim, dtype=_out_dtype(node))
+
+
+def zero_times(node, factor, zero_first: bool = True):
+    """``missing_t * factor`` in ``node``'s formula (``factor * missing_t`` with ``zero_first=False``): zeros, which
+    record a MulBackward0 through ``factor`` where it requires grad, as PyTorch's zero tensor times a primal does
+    (its gradient is zero)."""
+    zero = zero_tangent(node, factor.dim())
+    if not factor.requires_grad:
+        return zero
+    term = zero * factor if zero_first else factor * zero
+    term._data[...] = 0  # (0 * inf would be nan; PyTorch's zero tensor is zero whatever it multiplies)
+    return term
 
 
 def _add_terms(*terms):

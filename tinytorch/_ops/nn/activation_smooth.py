@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import NARROW_NP
+from ..._dtype import LOWP_NP, NARROW_NP
+from ..._dtype_info import promote_types
 from ..._quiet_fp import silent
 from .._core import narrow_dtypes
 
@@ -18,7 +19,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import ATEN_ONLY, aten_only, op
-from .._core.util import as_array, complex_grad_error, opmath
+from .._core.util import as_array, complex_grad_error, lowp_round, opmath
 from .._core.record import OUT, record
 from .activation import functional_spelling, cast, elementwise, float_array, mask
 from ..pointwise.arith import add_scalar, mul_scalar, number_sub
@@ -162,16 +163,26 @@ def _gelu_arrays(storage: np.ndarray, approximate: str) -> tuple:
 @aten_only("gelu_backward", recorded=True)
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") -> Tensor:
     """``torch.ops.aten.gelu_backward``: GELU's input gradient, the forward's steps run again for what its node
-    keeps (so the same floats as the node's backward)."""
+    keeps (so the same floats as the node's backward). As PyTorch's kernel: the operands promoted to one dtype,
+    half and bfloat16 computed in float32 and rounded once."""
+    gd, xd = grad_output._data.dtype, float_array(self, "GeluKernelImpl").dtype
+    storage = promote_types(grad_output.dtype, self.dtype).np
+    g, x = grad_output, self
+    # (the exact form's float32 beside float64 as they are: oneDNN's refusal of a float64 gradient)
+    if gd in LOWP_NP or xd in LOWP_NP or (approximate == "tanh" and gd != xd):
+        compute = opmath(np.empty(0, storage)).dtype
+        g, x = (_make(t._data.astype(compute, copy=False)) for t in (grad_output, self))
     if approximate == "tanh":
         with no_grad():
-            out = _gelu_tanh_grad(grad_output, self)
+            out = _gelu_tanh_grad(g, x)
     else:
-        _, erf, exp_half_sq = _gelu_arrays(float_array(self, "GeluKernelImpl"), approximate)
-        out = _gelu_grad_arrays(grad_output, self, erf, exp_half_sq)
+        _, erf, exp_half_sq = _gelu_arrays(x._data, approximate)
+        out = _gelu_grad_arrays(g, x, erf, exp_half_sq)
         if out is None:
             with no_grad():
-                out = _gelu_grad(grad_output, self, _erf(self / _SQRT_2), Tensor.exp)
+                out = _gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp)
+    if out._data.dtype != storage:
+        out = _make(lowp_round(out._data.astype(storage) if storage not in LOWP_NP else out._data, storage))
     if _State.enabled and (grad_output._requires_grad or self._requires_grad):
         return record(out._data, GeluBackwardBackward0, (grad_output, self), (grad_output, self),
                       approximate=approximate)

@@ -25,7 +25,7 @@ from .._core.record import record
 from .._core.util import (as_array, binary_operands, broadcast_shapes, fit_grad, lowp_round, meta, opmath,
                           reduction_enum)
 from ..pointwise.compare import where as _where
-from ...autograd.forward_ad import _add_terms, _out_dtype
+from ...autograd.forward_ad import _add_terms, _out_dtype, zero_tangent
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -108,15 +108,46 @@ class MseLossBackward0(Node):
                 fit_grad(-d, self.t_meta) if self.need_t else None)
 
     def jvp(self, tx, tt):
+        # PyTorch's formula (its decomposition's): mse_loss_backward(self_t, self_p, target_p) +
+        # mse_loss_backward(target_t, target_p, self_p), unreduced, then reduced and copied into the loss's dtype;
+        # a missing tangent is a zero tensor there, whose term adds nothing (its node records through the primals)
         x, t = self._unpacked_saved
-        d = _add_terms(tx, None if tt is None else -tt)
-        if d is None:
-            return None
-        d = (x - t) * 2 * d
-        if self.reduction != "none":
-            d = d.sum() / self.n if self.reduction == "mean" and self.n else d.sum()
-        # PyTorch's formula is its decomposition's, copied into the loss: a tangent of another dtype takes the loss's
-        return d.to(_out_dtype(self))
+        terms = [mse_loss_backward(tx if tx is not None else zero_tangent(self, t.dim()), x, t, 0),
+                 mse_loss_backward(tt if tt is not None else zero_tangent(self, x.dim()), t, x, 0)]
+        d = terms[0] + terms[1]
+        if tx is None or tt is None:
+            d._data[...] = terms[tx is None]._data  # (PyTorch's zero term adds nothing: a -0.0 stays -0.0)
+        dtype = _out_dtype(self)
+        if self.reduction == "none":
+            return d if d.dtype == dtype else d.to(dtype)
+        d = d.mean() if self.reduction == "mean" else d.sum()
+        return zero_tangent(self, 0).copy_(d)
+
+
+class MseLossBackwardBackward0(Node):
+    """``mse_loss_backward``'s node: PyTorch's formulas for its three inputs (grad_output, self, target)."""
+    saved_fields = (("grad_output", 0), ("reduction", "reduction"), ("self", 1), ("target", 2))
+
+    def backward(self, g):
+        go, x, t = self._unpacked_saved
+        norm = 2 / x.numel() if self.reduction == 1 and x.numel() else 2
+        d = g * norm
+        g_go = (x - t) * d
+        g_go = g_go if self.reduction == 0 else g_go.sum()
+        return fit_grad(g_go, self.go_meta), fit_grad(d * go, self.x_meta), fit_grad(-(d * go), self.t_meta)
+
+
+@aten_only("mse_loss_backward", recorded=True)
+@silent
+def mse_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+    """``torch.ops.aten.mse_loss_backward``: mse_loss's gradient, norm * (self - target) * grad_output with norm
+    2 (2 / numel for a mean, reduction 1), as PyTorch's kernel multiplies."""
+    norm = 2 / self.numel() if reduction == 1 and self.numel() else 2
+    go, x, t = grad_output._data, self._data, target._data
+    dtype = np.result_type(go, x, t)
+    out = as_array(((x - t) * dtype.type(norm) * go).astype(dtype, copy=False))
+    return record(out, MseLossBackwardBackward0, (grad_output, self, target), (grad_output, self, target),
+                  reduction=reduction, go_meta=meta(grad_output, out), x_meta=meta(self, out), t_meta=meta(target, out))
 
 
 def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

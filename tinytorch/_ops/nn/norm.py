@@ -18,12 +18,14 @@ import numpy as np
 
 from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP
 from ..._quiet_fp import silent
+from ...autograd.forward_ad import zero_tangent, zero_times
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.registry import aten_only, op
 from .activation import functional_spelling
 from .._core.record import record
+from ..pointwise.division import div_scalar
 from ..shape.conversions import channels_last, channels_last_3d
 
 
@@ -116,6 +118,33 @@ class NativeLayerNormBackward0(Node):
         stats = self.graph_stats or tuple(_make(a) for a in self.stats)
         return native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
                                           list(need))
+
+    def jvp(self, tx, tw, tb):
+        # PyTorch's layer_norm_jvp: the tangent's centred part times invstd, plus (x - mean) times invstd's tangent,
+        # -invstd^3 * sum(t_c * (x - mean)) / n; then times the weight, plus xhat times the weight's tangent, plus
+        # the bias's tangent (a missing tangent a zero tensor). One departure: PyTorch reads its saved mean and
+        # invstd without history, which drops their terms from a second derivative through the tangent (it then
+        # disagrees with finite differences); here they are recomputed from the primal, with its history.
+        x, w, _ = self._unpacked_saved
+        axes = self.axes
+        if x.requires_grad:
+            mean, _, invstd, _ = _moments(x, axes, self.eps)
+        else:
+            mean, invstd = (_make(a) for a in self.stats)
+        if tx is None:
+            tx = zero_tangent(self, x.dim())
+        n = math.prod(x.shape[a] for a in axes)
+        xc = x - mean
+        tc = tx - tx.mean(axes, keepdim=True)
+        invstd_t = div_scalar(((-invstd.pow(3)) * tc * xc).sum(axes, keepdim=True), n)
+        out_t = tc * invstd + xc * invstd_t
+        affine = (1,) * (x.dim() - len(axes)) + tuple(x.shape[a] for a in axes)
+        if w is not None:
+            xhat_w = zero_times(self, xc * invstd, zero_first=False) if tw is None else (xc * invstd) * tw.view(affine)
+            out_t = out_t * w.view(affine) + xhat_w
+        if self._unpacked_saved[2] is not None:
+            out_t = out_t + (zero_tangent(self, x.dim()) if tb is None else tb.view(affine))
+        return out_t
 
 
 @aten_only("native_layer_norm_backward", recorded=True)

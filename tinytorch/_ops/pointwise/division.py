@@ -10,10 +10,12 @@ from ..._dtype import FLOATING_NP, get_default_dtype
 from .._core import narrow_dtypes
 from .._core.narrow_dtypes import NarrowArray
 from ..._quiet_fp import cast
+from ...autograd.forward_ad import zero_tangent, zero_times
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
-from .._core.record import record
+from .._core.record import OUT, record
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 from .._core.binary import _ARITH, _BinaryNode, _lowp, scalar_overload
@@ -23,7 +25,7 @@ class DivBackward0(_BinaryNode):
 
     @holomorphic_backward
     def backward(self, g):
-        a, b = self._unpacked_saved
+        a, b = self._unpacked_saved[:2]
         bv = b if b is not None else self.b_scalar
         gb = None
         if self.need_b:  # PyTorch's div_tensor_other_backward, -grad * ((self / other) / other), first as its node
@@ -33,9 +35,15 @@ class DivBackward0(_BinaryNode):
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)  # (summed back after both, as mul's)
 
     def jvp(self, ta, tb):
-        a, b = self._unpacked_saved
-        bv = b if b is not None else self.b_scalar
-        return add_terms(None if ta is None else ta / bv, None if tb is None else -tb * a / (bv * bv))
+        # PyTorch's formula, (self_t - other_t * result) / other_p, a missing tangent its zero tensor (whose product
+        # with result records history through result, whose difference is a SubBackward0 all the same)
+        _, b, result = self._unpacked_saved  # (the result saved in the dual level)
+        other = b if b is not None else self.b_scalar
+        moved = zero_times(self, result) if tb is None else tb * result
+        num = (zero_tangent(self, moved.dim()) if ta is None else ta) - moved
+        if tb is None:
+            num._data[...] = ta._data  # (PyTorch's zero adds nothing: a -0.0 stays -0.0)
+        return num / other
 
 
 
@@ -87,7 +95,9 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
         need_b = tb is not None and tb._requires_grad
         # a number divisor: the Python number too, as PyTorch's _saved_other wraps it
         number = {"b_scalar": bd, "b_number": b} if tb is None else {}
-        return record(out, DivBackward0, (ta, tb), (ta if need_b else None, tb), a_meta=meta(ta, out),
+        # (in a dual level the result too, which the forward formula reads: PyTorch's runs as the op runs)
+        saved = (ta if need_b else None, tb) if _State.fw_level is None else (ta if need_b else None, tb, OUT)
+        return record(out, DivBackward0, (ta, tb), saved, a_meta=meta(ta, out),
                       b_meta=meta(tb, out), need_a=ta is not None and ta._requires_grad, need_b=need_b, **number)
     return _make(out)
 

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _wrap_dim
 from .._core.batching import logical_dims, unsupported
@@ -37,9 +38,15 @@ class LogsumexpBackward0(_ReduceNode):
         return (_grad_back(g, self.in_shape, self.dims, self.keepdim) * (x - y).exp(),)
 
     def jvp(self, t):
-        x, y = self._unpacked_saved
-        w = (x - _grad_back(y, self.in_shape, self.dims, self.keepdim)).exp()
-        return (w * t).sum(self.dims, keepdim=self.keepdim)
+        x, _ = self._unpacked_saved
+        return logsumexp_jvp(x, t, self.dims, self.keepdim)
+
+
+def logsumexp_jvp(x: Tensor, t: Tensor, dims, keepdim: bool) -> Tensor:
+    """The tangent of logsumexp(x) along ``dims`` (PyTorch's formula, which softmax's and log_softmax's read too):
+    the exps shifted by the max, sum(e * t) / sum(e); ``x`` the primal as the formula reads it."""
+    e = (x - x.amax(dims, keepdim=True)).exp() if x.numel() else x.exp()
+    return (e * t).sum(dims, keepdim=keepdim) / e.sum(dims, keepdim=keepdim)
 
 
 def _batch_logsumexp(op, input, dim, keepdim=False, *, keepdims=None):
@@ -75,15 +82,22 @@ class SoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
-        (y,) = self._unpacked_saved
+        y = self._unpacked_saved[0]
         return (_softmax_backward_data(g, y, self.dim, y.dtype),)
 
     def jvp(self, t):
-        (y,) = self._unpacked_saved
-        return y * (t - (y * t).sum(dim=self.dim, keepdim=True))
+        # PyTorch's formula, result * (self_t - logsumexp_jvp(self_p, self_t)): the input is saved in a dual level
+        y, x = self._unpacked_saved
+        return y * (t - logsumexp_jvp(x, t, self.dim, True))
 
 
 _RESULT = (OUT,)  # what the softmaxes' nodes save
+
+
+def _saved(input: Tensor) -> tuple:
+    """What softmax and log_softmax save: their result; in a dual level their input too, which their forward
+    formulas read (PyTorch's run as the op runs; tinytorch's when the tangent is asked for)."""
+    return _RESULT if _State.fw_level is None else (OUT, input)
 
 
 def _log_softmax_grad(g, y, dim: int, exp, total):
@@ -108,12 +122,13 @@ class LogSoftmaxBackward0(Node):
     saved_fields = (("dim", lambda n: u64(raw_dim(n))), ("result", 0))
 
     def backward(self, g):
-        (y,) = self._unpacked_saved
+        y = self._unpacked_saved[0]
         return (_log_softmax_backward_data(g, y, self.dim, y.dtype),)
 
     def jvp(self, t):
-        (y,) = self._unpacked_saved
-        return t - (y.exp() * t).sum(dim=self.dim, keepdim=True)
+        # PyTorch's formula, self_t - logsumexp_jvp(self_p, self_t): the input is saved in a dual level
+        _, x = self._unpacked_saved
+        return t - logsumexp_jvp(x, t, self.dim, True)
 
 
 def _refuse_non_floating(x: np.ndarray, dim: int, name: str) -> None:
@@ -205,7 +220,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         out = c_order(lowp_round(as_array(_softmax_array(x, d)), storage))
     finally:
         loud(token)
-    return record(out, SoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)
+    return record(out, SoftmaxBackward0, (input,), _saved(input), dim=d, dim_arg=dim)
 
 
 @op(variants="function method out functional", functional=_functional_log_softmax, batch=_batch_softmax)
@@ -220,7 +235,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
         out = c_order(lowp_round(as_array(_log_softmax_array(x, d)), storage))
     finally:
         loud(token)
-    return record(out, LogSoftmaxBackward0, (input,), _RESULT, dim=d, dim_arg=dim)
+    return record(out, LogSoftmaxBackward0, (input,), _saved(input), dim=d, dim_arg=dim)
 
 
 class SafeSoftmaxBackward0(Node):
