@@ -406,3 +406,36 @@ def test_unlifted_module_holds_the_state_as_attributes(torch, decompose):
     assert ours == theirs
     for o, t in zip(ours_values, theirs_values):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-6, atol=1e-6)
+
+
+# -- the order of the lifted constants ----------------------------------------------------------------------
+CONSTANTS = """
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = torch.tensor([3.0, 4.0, 5.0])
+        self.a = torch.tensor([1.0, 1.0, 2.0])
+        self.register_buffer("buf", torch.ones(3))
+
+    def forward(self, x):
+        BODY
+"""
+
+CONSTANT_ORDERS = {
+    "first_read": "return x * self.a + self.b",
+    "one_op_reads_both": "t = torch.tensor([2.0, 2.0, 2.0]); return t * x + self.a * self.b + self.buf",
+    "one_op_reads_both_swapped": "return self.b * self.a + x",
+    "made_between": "return self.a + torch.tensor(1.0) * x + self.b",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSTANT_ORDERS))
+def test_lifted_constants_in_pytorchs_order(torch, name):
+    """PyTorch lifts the constants in the order the program first reads them, by argument within one op."""
+    seen = []
+    for lib in (torch, __import__("tinytorch")):
+        body = CONSTANT_ORDERS[name].replace("; ", chr(10) + "        ")
+        ep = lib.export.export(load(CONSTANTS.replace("BODY", body), lib.__name__)["M"](), (lib.ones(3),))
+        d = ep.run_decompositions()
+        seen.append((str(ep.graph_signature), ep.graph_module.code, str(d.graph_signature), list(ep.constants)))
+    assert seen[1] == seen[0]
