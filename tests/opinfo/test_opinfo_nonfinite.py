@@ -168,6 +168,8 @@ NONFINITE_KNOWN = {
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'fft.hfft': (_FFT,
         ('float32:0:inf:fwd',)),
+    'fft.hfftn': (_FFT,
+        ('float32:1:inf:fwd',)),
     'fft.ifft': (_FFT,
         ('float32:0:inf:fwd', 'float32:1:inf:fwd')),
     'fft.ifft2': (_FFT,

@@ -744,11 +744,9 @@ def _scripted_function_graph(node: Node) -> tuple:
     a module's method, or a graph that calls, refused."""
     sc = node.scripted
     _no_scripted_inlining(node, sc.module is None)
-    from . import _script_ir  # (it prints with this module)
-    callee = _script_ir.compile_graph(getattr(sc.fn, "__func__", sc.fn))
+    callee = sc.compiled_graph()
     if any(n.kind in ("prim::CallMethod", "prim::CallFunction", "prim::GetAttr") for n in callee.nodes):
         _no_scripted_inlining(node)
-    _script_ir._pool_constants(callee)
     return callee.inputs, callee.nodes, callee.returned
 
 

@@ -303,6 +303,13 @@ class _ScriptedCall:
         self.start, self.end, self.inputs, self.output = start, start, inputs, None
         self.names: list = []  # (fx node, the caller's variable holding it): names PyTorch gives its inputs
 
+    def compiled_graph(self):
+        """The function's graph as PyTorch's inliner takes it (its ``optimized_graph``: ``_script_ir``'s graph,
+        its constants pooled once more, which reverses their order)."""
+        callee = _script_ir.compile_graph(getattr(self.fn, "__func__", self.fn))
+        _script_ir._pool_constants(callee)
+        return callee
+
 
 class _Call:
     """One call of a submodule during a trace: where its ops start and end among the recorded nodes, the nodes of
