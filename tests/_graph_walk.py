@@ -13,3 +13,13 @@ def graph_nodes(roots) -> list:
         out.append(node)
         stack.extend(n for n, _ in node.next_functions if n is not None)
     return out
+
+
+def chain(fn, depth: int = 4):
+    """A node's class name with its ``next_functions`` beneath it, ``depth`` levels deep (None where an edge has no
+    node): the shape of a graph, to compare between the two libraries."""
+    if fn is None:
+        return None
+    if depth == 1:
+        return type(fn).__name__
+    return [type(fn).__name__, [chain(n, depth - 1) for n, _ in fn.next_functions]]

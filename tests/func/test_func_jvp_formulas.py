@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinytorch
+from _graph_walk import chain  # noqa: E402
 
 RNG = np.random.default_rng(0)
 A = RNG.uniform(0.3, 1.5, (3, 4)) * RNG.choice([-1, 1], (3, 4))
@@ -18,12 +19,8 @@ def F(L):
     return L.nn.functional
 
 
-def _chain(fn, depth=6):
-    if fn is None:
-        return None
-    if depth == 1:
-        return type(fn).__name__
-    return [type(fn).__name__, [_chain(n, depth - 1) for n, _ in fn.next_functions]]
+def _chain(fn):
+    return chain(fn, 6)
 
 
 def _mk(L, src, rg, dtype=None):
