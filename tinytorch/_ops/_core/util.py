@@ -274,11 +274,7 @@ def c_order(a: ndarray) -> ndarray:
         return a if a.strides == c_strides(a.shape, a.itemsize) else a.copy()
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
-    step, strides = a.itemsize, []
-    for n in reversed(a.shape):
-        strides.append(step)
-        step *= n
-    strides = tuple(reversed(strides))
+    strides = c_strides(a.shape, a.itemsize)
     if a.strides == strides or not a.size:
         return a
     return strided(a, strides=strides, writeable=True)
@@ -294,11 +290,7 @@ def lapack_order(a):
     if type(a) is MetaArray:
         return MetaArray(a.shape[:-2] + a.shape[:-3:-1], a.dtype, value=a._value).swapaxes(-1, -2)
     t = np.swapaxes(a, -1, -2)
-    step, strides = a.itemsize, []
-    for n in reversed(t.shape):
-        strides.append(step)
-        step *= n
-    if t.strides == tuple(reversed(strides)):
+    if t.strides == c_strides(t.shape, t.itemsize):
         return a
     return np.swapaxes(np.ascontiguousarray(t), -1, -2)
 

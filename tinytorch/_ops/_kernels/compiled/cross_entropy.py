@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import boolean, float32, float64, int64, njit, types
 
-from ._common import jit, like, readonly, row_sum
+from ._common import jit, like, readonly, row_max, row_sum
 
 _LEVELS = 8  # PyTorch's cascade_sum_num_levels
 
@@ -44,40 +44,6 @@ def _total(levels):
     return total
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _above(v, m):
-    """max(v, m) without a branch; a NaN ``v`` leaves ``m`` (NaNs are counted apart)."""
-    return v if v > m else m
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _row_max(row, c):
-    """(the max of ``row[:c]``, whether it holds a NaN) for c >= 1. Eight running maxima over each group of eight:
-    one running max waits on the compare before it at every element (and a branch on it mispredicts at each new
-    max); a max is the same value in any order (zeros of either sign aside, see ``shift_rows``)."""
-    m = row[0]
-    nan = m != m
-    j = 1
-    if c >= 9:
-        m0, m1, m2, m3, m4, m5, m6, m7 = row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]
-        nan |= (m0 != m0) | (m1 != m1) | (m2 != m2) | (m3 != m3) | (m4 != m4) | (m5 != m5) | (m6 != m6) | (m7 != m7)
-        j = 9
-        while j + 8 <= c:
-            v0, v1, v2, v3 = row[j], row[j + 1], row[j + 2], row[j + 3]
-            v4, v5, v6, v7 = row[j + 4], row[j + 5], row[j + 6], row[j + 7]
-            m0, m1, m2, m3 = _above(v0, m0), _above(v1, m1), _above(v2, m2), _above(v3, m3)
-            m4, m5, m6, m7 = _above(v4, m4), _above(v5, m5), _above(v6, m6), _above(v7, m7)
-            nan |= (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3) | (v4 != v4) | (v5 != v5) | (v6 != v6) | (v7 != v7)
-            j += 8
-        m = _above(m, _above(_above(_above(m0, m1), _above(m2, m3)), _above(_above(m4, m5), _above(m6, m7))))
-    while j < c:
-        v = row[j]
-        nan |= v != v
-        m = _above(v, m)
-        j += 1
-    return m, nan
-
-
 def _shift_sig(t):
     return int64(readonly(t, 2), readonly(int64, 1, "A"), t[:, ::1])
 
@@ -95,7 +61,7 @@ def shift_rows(x, target, out):
             return 1
     for i in range(n):
         row = x[i]
-        m, nan = _row_max(row, c)
+        m, nan = row_max(row, c)
         if nan or not (m - m == 0):  # inf (inf - inf is NaN)
             return 2
         dst = out[i]
