@@ -15,14 +15,17 @@ function-level import and every import-time write, and the room arrows that clos
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import sys
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tinytorch")
 
 
+@functools.lru_cache(maxsize=None)
 def _modules() -> dict:
-    """module name -> file path, for every .py file of the package."""
+    """module name -> file path, for every .py file of the package (read once a process: the tests that ask
+    share one reading of the source)."""
     out = {}
     root = os.path.dirname(PACKAGE)
     for folder, _, files in os.walk(PACKAGE):
@@ -34,6 +37,12 @@ def _modules() -> dict:
                     rel = rel[:-1]
                 out[".".join(rel)] = path
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(path: str) -> ast.Module:
+    with open(path, encoding="utf-8") as f:
+        return ast.parse(f.read(), path)
 
 
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom | ast.Import, known: dict) -> list:
@@ -63,12 +72,19 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom | ast.Import, k
 def graph(type_checking: bool = False):
     """(edges: module -> set of modules, local: [(module, line, target)]) for imports of tinytorch
     modules; ``local`` are those written inside a function. ``if TYPE_CHECKING`` blocks are skipped unless
-    ``type_checking`` (the import picture draws them: a type-only import still ties two files)."""
+    ``type_checking`` (the import picture draws them: a type-only import still ties two files). A copy of
+    the one walk a process makes over the source for each kind."""
+    edges, local = _graph(type_checking)
+    return {m: set(t) for m, t in edges.items()}, list(local)
+
+
+@functools.lru_cache(maxsize=None)
+def _graph(type_checking: bool):
     known = _modules()
     edges = {m: set() for m in known}
     local = []
     for module, path in known.items():
-        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        tree = _tree(path)
         is_package = path.endswith("__init__.py")
 
         def visit(node, in_function):
@@ -186,7 +202,7 @@ def import_writes() -> list:
     lower module owns the hook point, and the call is an ordinary dependency on it."""
     out = []
     for module, path in _modules().items():
-        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        tree = _tree(path)
         imported, functions = set(), {}
         for stmt in _walk_load_time(tree):
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
