@@ -201,8 +201,10 @@ def _numpy_sum(x, dims, keepdim, sdt):
               f"sums of {parallel.SPLIT_FROM} elements or more cut over kept dims across threads",
               why="PyTorch's bits: ATen's cascade sum (its lanes, levels and cut across threads); speed")
 def sum_array(x, dims, keepdim, sdt):
-    # (an array of its own: a meta tensor's stand-in has no elements to sum, and must not load the kernels)
-    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim and type(x) is np.ndarray else None
+    # (an array of its own: a meta tensor's stand-in has no elements to sum, and must not load the kernels; a small
+    # one is numpy's without looking further, as _blocks_to_sum would decide)
+    blocks = (_blocks_to_sum(x.shape, dims) if dims and type(x) is np.ndarray and x.size >= _MIN_ELEMENTS
+              else None)
     fast = _kernels(sdt) if blocks is not None else None
     if fast is not None:
         y = _cast(x, sdt)
@@ -216,7 +218,8 @@ def sum_array(x, dims, keepdim, sdt):
               when="as the sum's path (the same sizes): float32",
               why="PyTorch's bits: its CPU mean is the cascade sum divided by the count")
 def mean_array(x, dims, keepdim):
-    blocks = _blocks_to_sum(x.shape, dims) if dims and x.ndim and type(x) is np.ndarray else None
+    blocks = (_blocks_to_sum(x.shape, dims) if dims and type(x) is np.ndarray and x.size >= _MIN_ELEMENTS
+              else None)
     fast = _kernels(x.dtype) if blocks is not None else None
     total = None
     if fast is not None:

@@ -217,7 +217,9 @@ def test_array_path_is_the_formula(case, dtype):
 # -- fast array helpers against the numpy call each stands for: name -> (helper, reference, dtypes,
 # generator of argument tuples)
 def _row_max_inputs(rng, dtype):
-    for shape in ((4, 3, 32, 32), (512, 65), (7, 1), (5,), (3, 0), (0, 4)):
+    # (3, 10) and (63, 2): below the helper's reduceat threshold of 64 rows, with the NaN and infinities below;
+    # (64, 2) at it
+    for shape in ((4, 3, 32, 32), (512, 65), (3, 10), (63, 2), (64, 2), (7, 1), (5,), (3, 0), (0, 4)):
         x = rng.standard_normal(shape).astype(dtype)
         if x.size > 8:
             flat = x.reshape(-1)

@@ -258,12 +258,20 @@ def row_starts(rows: int, width: int) -> ndarray:
 def last_axis_max(x: ndarray) -> ndarray:
     """``np.max(x, axis=-1, keepdims=True)`` for a C-contiguous real array: the same values (a maximum
     does not depend on the order of its comparisons; NaN propagates alike), by ``maximum.reduceat``
-    over the flat rows, about twice as fast for rows of tens of elements (the softmax of attention
-    and of cross_entropy). Empty rows (reduceat would return an element) take np.max."""
+    over the flat rows, about twice as fast for many rows of tens of elements (the softmax of attention
+    and of cross_entropy). Empty rows (reduceat would return an element) take np.max; fewer than
+    ``_REDUCEAT_FROM`` rows the plain reduction, whose fixed cost is lower (1 row: 2.5 against 4.1 us,
+    32 rows of 10: 3.9 against 5.3; 1 thread, AMD EPYC Zen 3)."""
     n = x.shape[-1] if x.ndim else 0
     if not n or not x.size or type(x) is not ndarray or not x.flags.c_contiguous or x.dtype.kind != "f":
         return np.max(x, axis=-1, keepdims=True)
-    return np.maximum.reduceat(x.reshape(-1), row_starts(x.size // n, n)).reshape(x.shape[:-1] + (1,))
+    rows = x.size // n
+    if rows < _REDUCEAT_FROM:
+        return np.maximum.reduce(x, -1, None, None, True)  # (np.max without its Python frames)
+    return np.maximum.reduceat(x.reshape(-1), row_starts(rows, n)).reshape(x.shape[:-1] + (1,))
+
+
+_REDUCEAT_FROM = 64
 
 
 def c_order(a: ndarray) -> ndarray:

@@ -63,7 +63,7 @@ def loaded_family(name: str):
     """``family(name)`` where numba is already in use in this process (another family has loaded), else None
     without importing it: for kernels whose savings are worth less than numba's import (0.3 s and more),
     such as the generator's (``compiled/mersenne_twister.py``), which ride along with the ones that are."""
-    if name not in _families and not any(m is not None for m in _families.values()):
+    if _OFF or (name not in _families and not any(m is not None for m in _families.values())):
         return None
     return family(name)
 
