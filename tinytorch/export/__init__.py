@@ -134,7 +134,11 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     after = next((n for n in rec.graph.nodes if n.op != "placeholder" or n.name in names), None)
     read.update(_lift_made_constants(rec, after))
     order = {n: i for i, n in enumerate(rec.graph.nodes)}
-    for node in sorted(read, key=lambda n: min(order[u] for u in n.users)):  # PyTorch lifts them as first read
+
+    def first_read(n):  # (the op, then the argument: self.a * self.b reads a first)
+        return min((order[u], next((i for i, a in enumerate(pytree.tree_leaves((u.args, u.kwargs))) if a is n), 0))
+                   for u in n.users)
+    for node in sorted(read, key=first_read):  # PyTorch lifts them as first read
         target, t = read[node]
         if after is not None:
             after.prepend(node)

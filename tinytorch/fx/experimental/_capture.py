@@ -206,6 +206,13 @@ class Recording:
         if self.core_aten:  # PyTorch's core ATen decompositions of the ops outside that opset
             if overload == "t.default":
                 overload, args = "permute.default", (args[0], [1, 0])
+            elif overload == "detach.default":  # (autograd is no part of the core opset)
+                overload = "alias.default"
+            elif overload == "transpose.int":  # (the dims swapped in the identity permutation)
+                perm = list(range(args[0].dim()))
+                i, j = (d % max(len(perm), 1) for d in args[1:3])
+                perm[i], perm[j] = perm[j], perm[i]
+                overload, args = ("permute.default", (args[0], perm)) if i != j else ("alias.default", (args[0],))
             elif overload == "squeeze.dim":
                 overload, args = "squeeze.dims", (args[0], [args[1]])
             elif overload == "squeeze.default":
