@@ -1179,6 +1179,19 @@ def _getitem(g, _, a, out):
     start 0, step 1, end past the size), then the tensor indices as one ``index`` (``None`` for the dims
     before them that no tensor indexes); an index that changes nothing is an ``alias``."""
     x, index = a.self, a.arg(1)
+    node, indices, recorded, lifted, items = _index_steps(g, x, index)
+    fn = getattr(out, "grad_fn", None)
+    if fn is not None and fn.__dict__.get("given") is index and any(t is not i for t, i in zip(lifted, items)):
+        fn.given = tuple(lifted) if type(index) is tuple else lifted[0]  # its backward reads the graph's tensors
+    if indices:
+        return g.call("index.Tensor", node, indices)
+    return node if recorded else g.call("alias.default", node)
+
+
+def _index_steps(g, x, index):
+    """The view steps of ``x[index]`` (``_getitem``'s, and ``_setitem``'s before its write): the last step's node,
+    the tensor indices left for one ``index``/``index_put_`` (``None`` for the dims before them), whether any step
+    was recorded, and the key's items with their list indices as the graph's tensors (``lifted``) and as given."""
     items = list(index) if type(index) is tuple else [index]
     if any(type(i) is bool for i in items):
         raise NotImplementedError("make_fx: indexing with True/False is not recorded as ATen operators")
@@ -1220,12 +1233,43 @@ def _getitem(g, _, a, out):
             value = _step_value(g, node, value, (slice(None),) * dim + (concrete(at), Ellipsis))
             shape.pop(dim)
             recorded = True
-    fn = getattr(out, "grad_fn", None)
-    if fn is not None and fn.__dict__.get("given") is index and any(t is not i for t, i in zip(lifted, items)):
-        fn.given = tuple(lifted) if type(index) is tuple else lifted[0]  # its backward reads the graph's tensors
+    return node, indices, recorded, lifted, items
+
+
+def _setitem(g, _, a, out):
+    """``x[index] = value`` as PyTorch's indexing runs it (``at::indexing::set_item``): a number is first made a 0-d
+    tensor of ``x``'s dtype (a constant of the graph, copied by ``lift_fresh_copy``); then ``x[index]``'s view steps;
+    then, with tensor indices, one ``index_put_`` (the value viewed without its leading 1s); else the write into the
+    view (``copy_to``): ``copy_`` of a value of the view's size, ``fill_`` of a 0-d value, else ``copy_`` of the
+    value viewed without its leading 1s and expanded. A write into ``x`` itself (no step) stands for ``x`` after."""
+    x, index, value = a.self, a.arg(1), a.arg(2)
+    if not isinstance(value, Tensor):
+        if isinstance(value, np.ndarray) or has_symbols(value):
+            raise NotImplementedError("make_fx: x[index] = value is recorded for a tensor or Python number value")
+        value = _lifted_constant(g, _make(np.array(value, dtype=x._data.dtype)))
+    node, indices, recorded, _, _ = _index_steps(g, x, index)
+    size = list(value.shape)
+    while size and size[0] == 1:  # (PyTorch's slicePrefix1sSize)
+        size = size[1:]
+    src = g.node(value)
     if indices:
-        return g.call("index.Tensor", node, indices)
-    return node if recorded else g.call("alias.default", node)
+        if size != list(value.shape):
+            src = g.call("view.default", src, size)
+        write = g.call("index_put_.default", node, indices, src)
+    else:
+        target = tuple(node.meta["val"].shape) if recorded else tuple(x.shape)
+        if tuple(value.shape) == target:
+            write = g.call("copy_.default", node, src)
+        elif value.dim() == 0:
+            write = g.call("fill_.Tensor", node, src)
+        else:
+            src = g.call("view.default", src, size)
+            if tuple(size) != target:
+                src = g.call("expand.default", src, list(target))
+            write = g.call("copy_.default", node, src)
+    if not recorded:
+        g.bind(x, write)
+    return write
 
 
 def _step_value(g, node, value, key: tuple):
@@ -1245,7 +1289,12 @@ def _listed_index(g, item) -> Tensor:
                         [v.item() if isinstance(v, Tensor) and v.dim() == 0 else v for v in item])
     if values.dtype.kind not in "biu":
         raise NotImplementedError("make_fx: this list index has no tensor form PyTorch records (ints or bools)")
-    constant = _make(values if values.dtype == np.bool_ else values.astype(np.int64))
+    return _lifted_constant(g, _make(values if values.dtype == np.bool_ else values.astype(np.int64)))
+
+
+def _lifted_constant(g, constant: Tensor) -> Tensor:
+    """``constant`` as the graph holds a tensor PyTorch makes from Python values: ``lift_fresh_copy`` of the graph's
+    constant; the tensor returned stands for that node."""
     lifted = _make(constant._data.copy())
     node = g.call("lift_fresh_copy.default", g.node(constant))
     if g.fake_mode is not None:
@@ -1627,6 +1676,7 @@ aten_rule("F.nll_loss")(_nll_loss)
 aten_rule("F.cross_entropy")(_cross_entropy)
 aten_rule("layer_norm")(_layer_norm)
 aten_rule("Tensor.getitem")(_getitem)
+aten_rule("Tensor.setitem")(_setitem)
 aten_rule("select")(_select)
 aten_rule("rsub")(_rsub)
 aten_rule("square")(_square)
