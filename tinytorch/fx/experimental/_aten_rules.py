@@ -141,6 +141,7 @@ slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymIn
 select.int(Tensor self, int dim, SymInt index)
 narrow.default(Tensor self, int dim, SymInt start, SymInt length)
 index.Tensor(Tensor self, Tensor?[] indices)
+index_put.default(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False)
 alias.default(Tensor self)
 bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
 div_.Scalar(Tensor self, Scalar other)
