@@ -89,6 +89,7 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     inputs' names, the output nodes and the outputs' structure. ``shifts``: the unbacked integers moved from the
     example's values ({u-index: by}; ``_unbacked.py``)."""
     rec = Recording(predispatch=True)
+    rec.metadata_checks = True
     rec.unbacked = _unbacked.Unbacked(rec, shifts)
     specs, state, non_persistent = [], {}, {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),

@@ -108,6 +108,15 @@ def run_decompositions(ep, decomp_table=None):
                     check.meta["val"] = None
                     _inherit(node, [check])
                     continue
+                if node.target is ops.aten._assert_tensor_metadata.default:  # its arguments as the schema orders them
+                    views.sync(args[0])
+                    check = rec.graph.create_node(
+                        "call_function", node.target,
+                        (rec.node(args[0]), kwargs.get("size"), kwargs.get("stride"), kwargs.get("dtype")),
+                        {k: kwargs[k] for k in ("device", "layout") if k in kwargs}, name="_assert_tensor_metadata")
+                    check.meta["val"] = None
+                    _inherit(node, [check])
+                    continue
                 for t in pytree.tree_leaves((args, kwargs)):
                     views.sync(t)
                 known = set(rec.graph.nodes)
@@ -422,7 +431,8 @@ def _fill_values(graph) -> None:
 
 def _mutates(node) -> bool:
     """An in-place op (``aten.add_.Tensor``): kept though nobody reads its result."""
-    if node.target is ops.aten._assert_scalar.default:  # a runtime check: kept, as PyTorch keeps it
+    if node.target in (ops.aten._assert_scalar.default, ops.aten._assert_tensor_metadata.default):
+        # a runtime check: kept, as PyTorch keeps it
         return True
     name = getattr(node.target, "__name__", str(node.target))
     return node.op == "call_function" and name.split(".")[0].endswith("_") and not name.startswith("_")

@@ -28,6 +28,7 @@ from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE, bind_rule
 from ..._size import device
+from ..._size import device as device_type
 from ..._symbolic import SymInt, concrete, has_symbols
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
@@ -39,7 +40,7 @@ from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.nn.resize import UPSAMPLE_OPERATORS
-from ..._ops.shape.conversions import contiguous_format
+from ..._ops.shape.conversions import _to_args, contiguous_format
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
@@ -213,6 +214,8 @@ batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_m
 _native_batch_norm_legit_no_training.default(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)
 gelu.default(Tensor self, *, str approximate='none')
 to.dtype(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)
+to.device(Tensor self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)
+to.dtype_layout(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None)
 _to_copy.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)
 ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
 zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
@@ -1156,19 +1159,59 @@ def _clone(g, _, a, out):
 
 
 def _conversion(g, name, a, out):
-    """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: PyTorch hands ``x`` back when nothing changes (no node);
-    otherwise make_fx shows the copy ``_to_copy(x, dtype=...)`` and export the call ``to.dtype(x, dtype)``.
-    ``type_as`` is ``to(y.options())``: its copy names the layout and device too, and export keeps the call."""
+    """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: make_fx shows the copy ``_to_copy(x, dtype=...)`` (with
+    the device where the call named one), nothing where PyTorch hands ``x`` back (nothing changes). Export shows the
+    call as PyTorch's Python API reaches ATen, made even where it hands ``x`` back (whose node it is from then on),
+    each ``to`` after a check of ``x``'s dtype, device and layout (``_assert_tensor_metadata``): ``to.dtype(x, dtype)``
+    for a dtype alone, ``to.device(x, device, dtype)`` for a device and a dtype (``to(other)``: other's),
+    ``to.dtype_layout`` for a device alone. ``type_as`` is ``to(y.options())``: its copy names the layout and device
+    too, and export keeps the call."""
     x = a.self
-    if out is x:
-        return g.node(x)
     if name == "type_as":
         if g.predispatch:
             return g.call("type_as.default", x, a.arg(1))
+        if out is x:
+            return g.node(x)
         return g.call("_to_copy.default", x, dtype=out.dtype, layout=strided, device=_device(out))
-    if g.predispatch:
-        return g.call("to.dtype", x, out.dtype)
-    return g.call("_to_copy.default", x, dtype=out.dtype)
+    if g.predispatch and not g.metadata_checks:  # jit's and torch.compile's captures: the conversion's result
+        return g.node(x) if out is x else g.call("to.dtype", x, out.dtype)
+    device, dtype, non_blocking, copy = _to_call(name, a, out)
+    if not g.predispatch:
+        if out is x:
+            return g.node(x)
+        return g.call("_to_copy.default", x, dtype=out.dtype, **({} if device is None else {"device": device}))
+    from ..._op_namespace import ops  # (the namespace is built after the rules)
+    check = g.graph.create_node("call_function", ops.aten._assert_tensor_metadata.default, (g.node(x),),
+                                {"dtype": x.dtype, "device": _device(x), "layout": strided},
+                                name="_assert_tensor_metadata_default")
+    check.meta["val"] = None
+    if device is None:
+        return g.call("to.dtype", x, dtype, non_blocking, copy)
+    if dtype is None:
+        return g.call("to.dtype_layout", x, dtype=x.dtype, layout=strided, device=device, non_blocking=non_blocking,
+                      copy=copy)
+    return g.call("to.device", x, device, dtype, non_blocking, copy)
+
+
+def _to_call(name: str, a: Args, out) -> tuple:
+    """(device or None, dtype or None, non_blocking, copy) of a conversion call as ATen's ``to`` takes them: ``x.to(y)``
+    as ``to(y.device, y.dtype)``; ``x.double()`` and its kind as ``to(dtype)``."""
+    if name != "to":
+        return None, out.dtype, False, False
+    given = list(a.get("args", []))
+    kw = {k: a.values[k] for k in ("dtype", "device", "copy", "non_blocking", "memory_format") if k in a.values}
+    if given and isinstance(given[0], Tensor):
+        other = given.pop(0)
+        device, dtype = _device(other), other.dtype
+        flags = given
+    else:
+        device, dtype, _, _ = _to_args(tuple(given), kw)
+        flags = [v for v in given if isinstance(v, bool)]
+        if device is not None and not isinstance(device, device_type):
+            device = device_type(device)
+    non_blocking = kw.get("non_blocking", flags[0] if flags else False)
+    copy = kw.get("copy", flags[1] if len(flags) > 1 else False)
+    return device, dtype, non_blocking, copy
 
 
 _INT64_MAX = 9223372036854775807

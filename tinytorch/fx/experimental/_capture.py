@@ -133,6 +133,7 @@ class Recording:
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
         self.unbacked = None          # export: the values read from tensors as symbols (export/_unbacked.py)
         self.scattered = None         # export's run_decompositions: a view whose write it scatters into the base
+        self.metadata_checks = False  # export: each ``to`` as called, after an ``_assert_tensor_metadata`` of its input
 
     def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
         """``backward()`` ran inside the captured program (the engine's ``_execute(*args, **kwargs)``): the
