@@ -190,3 +190,37 @@ def test_saved_program_round_trips():
     assert loaded.graph_module.code == ep.graph_module.code
     assert "torch.ops.aten._assert_tensor_metadata.default(gt_1, dtype = torch.bool" in loaded.graph_module.code
     assert loaded.module()(*_inputs(tinytorch)).tolist() == ep.module()(*_inputs(tinytorch)).tolist()
+
+
+STATE_WRITES = """
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.arange(6.0).reshape(2, 3))
+
+    def forward(self, x):
+        x[0] = 1.0
+        self.buf[1] = x[1]
+        x[:, 2] = self.buf[0].sum()
+        return x[:2] + self.buf
+"""
+
+
+def test_setitem_into_an_input_and_a_buffer(torch):
+    """Writes into the caller's input and a buffer: USER_INPUT_MUTATION and BUFFER_MUTATION outputs once
+    decomposed, which ``module()`` copies back."""
+    import tinytorch
+
+    def program(lib):
+        x = lib.tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+        ep = lib.export.export(load(STATE_WRITES, lib.__name__)["M"](), (x.clone(),))
+        dec = ep.run_decompositions()
+        texts = [(p.graph_module.code, str(p.graph_signature)) for p in (ep, dec)]
+        values = []
+        for p in (ep, dec):
+            m, a = p.module(), x.clone()
+            values.append((m(a).tolist(), a.tolist(), m.buf.tolist()))
+        return texts, values
+    ours, theirs = program(tinytorch), program(torch)
+    assert ours[0] == theirs[0]
+    assert ours[1] == theirs[1]

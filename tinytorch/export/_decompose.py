@@ -18,7 +18,9 @@ into a base that has such aliases, is scattered into the base as PyTorch's pass 
 inverse, ``slice_scatter``, ``select_scatter`` as its ``where``, the inverse ``permute``, a ``view`` back...), the
 aliases made again from the base's new node when PyTorch's pass makes them again (their dropped nodes take the names
 they take there); a write into a base that has other aliases (a ``split``'s parts) stays in place, and so does an
-in-place operator whose out-of-place namesake does not compute the same floats.
+in-place operator whose out-of-place namesake does not compute the same floats. Export's checks before each ``to``
+(``_assert_tensor_metadata``) are kept, written with the positional ``None, None, dtype`` PyTorch's pass writes; a
+``to`` that hands its input back leaves no node.
 
 Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
 empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
