@@ -546,7 +546,7 @@ def _aten_function(name: str):
 
 # ATen operators with no torch-level spelling that tensor-subclass libraries name (PyG's Index and EdgeIndex
 # register handlers keyed by them at import): each one a composition of tinytorch's public ops
-@_aten_only("alias")
+@_aten_only("alias", view_inverse=lambda call, base, value, src: src)  # (all of the base: src is its new value)
 def _alias(self):
     """A view of all of ``self`` (``AliasBackward0``)."""
     return self.as_subclass(Tensor)

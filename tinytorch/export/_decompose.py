@@ -15,7 +15,8 @@ differs; ``copy_`` and ``fill_`` of a tensor as ``aten.copy``, the fills as ``fu
 ``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into an alias (``select``, ``slice``, ``diagonal``,
 ``as_strided``, ``t``/``transpose``/``permute``, ``view``, ``unsqueeze``/``squeeze``, ``detach``, one on the other), or
 into a base that has such aliases, is scattered into the base as PyTorch's pass scatters it (``_Views``: each step's
-inverse, ``slice_scatter``, ``select_scatter`` as its ``where``, the inverse ``permute``, a ``view`` back...), the
+inverse as its op declares it, ``op(view_inverse=)``: ``slice_scatter``, ``select_scatter`` as its ``where``, the
+inverse ``permute``, a ``view`` back...), the
 aliases made again from the base's new node when PyTorch's pass makes them again (their dropped nodes take the names
 they take there); a write into a base that has other aliases (a ``split``'s parts) stays in place, and so does an
 in-place operator whose out-of-place namesake does not compute the same floats. Export's checks before each ``to``
@@ -36,6 +37,7 @@ import numpy as np
 
 from .._op_namespace import ops
 from .._ops._core.members import strided
+from .._ops._core.registry import view_inverse
 from .._ops.creation.factory import zeros
 from .._symbolic import _Symbolic
 from ..autograd.grad_mode import no_grad
@@ -173,9 +175,10 @@ class _Views:
     its writes (``store``).
 
     A write into an alias is its out-of-place op on the alias's node, then written into the base's latest value by
-    the inverse of each step, innermost first (``_INVERSE``: ``slice_scatter``, ``diagonal_scatter``,
-    ``as_strided_scatter``, ``select_scatter`` as its core decomposition, the inverse ``permute``, ``view`` back to the
-    base's sizes, ``squeeze``/``unsqueeze``), the intermediate views made again from the base; the written alias is
+    the inverse of each step, innermost first, as the step's op declares it (``op(view_inverse=)``: ``slice_scatter``,
+    ``diagonal_scatter``, ``as_strided_scatter``, ``select_scatter`` written as its core decomposition, the inverse
+    ``permute``, ``view`` back to the base's sizes, ``squeeze``/``unsqueeze``; ``expand`` declares none, so a write
+    into it stays in place), the intermediate views made again from the base; the written alias is
     then made again from the new value at once. An op's inputs are made again before it runs where their base was
     written since (``sync``), and a new alias counts as made before any write (as a new view in PyTorch's pass
     starts at generation 0): made after one, it is made again at its first use. That is the order in which
@@ -201,16 +204,15 @@ class _Views:
 
     def track(self, src, out, made: list) -> bool:
         """``out``, made from ``src`` by the nodes ``made``: an alias of ``src``'s base where those are view steps
-        with an inverse, one on the other from ``src``'s node to ``out``'s (True)."""
+        (ops that declare a ``view_inverse``), one on the other from ``src``'s node to ``out``'s (True)."""
         if not (type(src) is Tensor and type(out) is Tensor and made) or not np.may_share_memory(src._data,
                                                                                               out._data):
             return False
         at, steps = self.rec.nodes.get(id(src)), []
         for n in made:
-            name = getattr(getattr(n.target, "_packet", None), "_name", None)
-            if name not in _INVERSE or not n.args or n.args[0] is not at or n.kwargs:
+            if _inverse(n.target) is None or not n.args or n.args[0] is not at or n.kwargs:
                 return False
-            steps.append((f"{name}.{n.target._overloadname}", tuple(n.args[1:])))
+            steps.append((f"{n.target._packet._name}.{n.target._overloadname}", tuple(n.args[1:])))
             at = n
         if at is not self.rec.nodes.get(id(out)):
             return False
@@ -244,7 +246,7 @@ class _Views:
         if v is None or not name.endswith("_") or name.startswith("_"):
             return False
         base, steps = v[1], v[2]
-        if any(_INVERSE[overload.partition(".")[0]] is None for overload, _ in steps):
+        if not all(callable(_inverse(_aten(overload))) for overload, _ in steps):  # (through an expand: in place)
             return False
         rec = self.rec
         for h in rec.held:  # every alias of the base is known here
@@ -278,15 +280,31 @@ class _Views:
             for overload, a in steps[:-1]:
                 bases.append(rec.call(overload, bases[-1], *a))
             for (overload, a), b, value in reversed(list(zip(steps, bases, values))):
-                node = _INVERSE[overload.partition(".")[0]](rec, b, value, node, a)
+                node = _inverse(_aten(overload))(_core_call(rec, value), b, value, node, *a)
         store[:] = [node, store[1] + 1]
         self.sync(self_)  # the written alias made again at once (a base: its new node)
         return True
 
 
-def _select_scatter(rec, base, value: Tensor, src, a: tuple):
+def _inverse(target):
+    """The inverse the view op ``target`` (an ATen overload) declares (``op(view_inverse=)``): a function, a string
+    where the view has none, or None where ``target`` is no view op that declares one."""
+    fn = getattr(getattr(target, "_packet", None), "_fn", None)
+    return None if fn is None else view_inverse(fn)
+
+
+def _core_call(rec, value: Tensor):
+    """The ``call`` an inverse records its ATen calls with, onto a base of value ``value``: ``select_scatter``, which
+    is no core ATen operator, written as its core decomposition."""
+    def call(overload: str, *args, **kwargs):
+        if overload == "select_scatter.default":
+            return _select_scatter(rec, value, *args)
+        return rec.call(overload, *args, **kwargs)
+    return call
+
+
+def _select_scatter(rec, value: Tensor, base, src, dim: int, index: int):
     """select_scatter in core ATen: where(arange(size) == index along dim, src unsqueezed and expanded, base)."""
-    dim, index = a
     dim %= value.dim()
     index = index + value.shape[dim] if index < 0 else index  # (the mask counts from 0)
     mask = [1] * value.dim()
@@ -296,33 +314,6 @@ def _select_scatter(rec, base, value: Tensor, src, a: tuple):
     hit = rec.call("eq.Scalar", rec.call("view.default", positions, mask), index)
     spread = rec.call("expand.default", rec.call("unsqueeze.default", src, dim), list(value.shape))
     return rec.call("where.self", hit, spread, base)
-
-
-def _unsqueezed(rec, base, value: Tensor, src, a: tuple):
-    """The inverse of ``squeeze.dims``: ``src`` unsqueezed at the dims the base had of size 1."""
-    dims = sorted({d % value.dim() for d in a[0]}) if value.dim() else []
-    for d in dims:
-        if value.shape[d] == 1:
-            src = rec.call("unsqueeze.default", src, d)
-    return src
-
-
-# the inverse of each view step (by its lowered operator), as PyTorch's functionalisation writes it: the node of
-# ``base`` (of value ``value``) with the step's view ``step(base, *a)`` replaced by ``src``
-_INVERSE = {
-    "select": _select_scatter,
-    "slice": lambda rec, base, value, src, a: rec.call("slice_scatter.default", base, src, *a),
-    "diagonal": lambda rec, base, value, src, a: rec.call("diagonal_scatter.default", base, src, *a),
-    "as_strided": lambda rec, base, value, src, a: rec.call("as_strided_scatter.default", base, src, *a),
-    "permute": lambda rec, base, value, src, a: rec.call("permute.default", src,
-                                                         [int(i) for i in np.argsort([p % max(value.dim(), 1)
-                                                                                      for p in a[0]])]),
-    "view": lambda rec, base, value, src, a: rec.call("view.default", src, list(value.shape)),
-    "unsqueeze": lambda rec, base, value, src, a: rec.call("squeeze.dims", src, [a[0]]),
-    "squeeze": _unsqueezed,
-    "alias": lambda rec, base, value, src, a: src,
-    "expand": None,  # (an alias followed, to be made again after a write into its base; a write into it stays in place)
-}
 
 
 def _aten(overload: str):
