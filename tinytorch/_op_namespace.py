@@ -30,7 +30,8 @@ import re
 import threading
 import types
 
-from . import _meta_data
+from . import _dtype, _meta_data
+from ._size import device as _device
 from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
@@ -575,8 +576,6 @@ def _assert_scalar(self, assert_msg):
 def _assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None, layout=None):
     """An exported program's check, before each ``to``, that ``a`` has the size, strides, dtype, device and layout
     the export saw (each one given), raising PyTorch's mismatch error."""
-    from . import _dtype
-    from ._size import device as _device
     checks = (("sizes", size, lambda: list(a.shape), str), ("strides", stride, lambda: list(a.stride()), str),
               ("dtype", dtype, lambda: a.dtype, lambda d: d._scalar if d is dtype else _dtype.cpp_name(d)),
               ("device", None if device is None else _device(device), lambda: a.device, lambda d: str(d)),

@@ -1180,8 +1180,7 @@ def _conversion(g, name, a, out):
         if out is x:
             return g.node(x)
         return g.call("_to_copy.default", x, dtype=out.dtype, **({} if device is None else {"device": device}))
-    from ..._op_namespace import ops  # (the namespace is built after the rules)
-    check = g.graph.create_node("call_function", ops.aten._assert_tensor_metadata.default, (g.node(x),),
+    check = g.graph.create_node("call_function", g.target("_assert_tensor_metadata.default"), (g.node(x),),
                                 {"dtype": x.dtype, "device": _device(x), "layout": strided},
                                 name="_assert_tensor_metadata_default")
     check.meta["val"] = None

@@ -225,12 +225,16 @@ class Recording:
                 overload, args = "clamp." + overload.partition(".")[2], (args[0], *bounds)
             else:
                 overload, args, kwargs = self._filled_core(overload, args, kwargs)
-        packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
-        target = getattr(getattr(ops.aten, packet), name)
-        return self.graph.create_node("call_function", target, self.node(args),
+        return self.graph.create_node("call_function", self.target(overload), self.node(args),
                                       {k: self.node(v) for k, v in kwargs.items()},
-                                      name=self.graph._target_to_str(packet))
+                                      name=self.graph._target_to_str(overload.partition(".")[0]))
+
+    @staticmethod
+    def target(overload: str):
+        """``torch.ops.aten.<overload>`` (``"add.Tensor"``): a node's target."""
+        packet, _, name = overload.partition(".")
+        return getattr(getattr(ops.aten, packet), name)
 
     def _filled_core(self, overload: str, args: tuple, kwargs: dict) -> tuple:
         """PyTorch's core decompositions of the fills: ``zeros_like``/``ones_like`` as ``full_like`` (in the tensor's
