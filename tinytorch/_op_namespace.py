@@ -30,7 +30,8 @@ import re
 import threading
 import types
 
-from . import _meta_data
+from . import _dtype, _meta_data
+from ._size import device as _device
 from .amp import autocast_mode as _autocast_mode
 from .autograd.function import Function
 from .autograd.grad_mode import _State
@@ -546,7 +547,7 @@ def _aten_function(name: str):
 
 # ATen operators with no torch-level spelling that tensor-subclass libraries name (PyG's Index and EdgeIndex
 # register handlers keyed by them at import): each one a composition of tinytorch's public ops
-@_aten_only("alias")
+@_aten_only("alias", view_inverse=lambda call, base, value, src: src)  # (all of the base: src is its new value)
 def _alias(self):
     """A view of all of ``self`` (``AliasBackward0``)."""
     return self.as_subclass(Tensor)
@@ -569,6 +570,27 @@ def _assert_scalar(self, assert_msg):
     """An exported program's runtime check on an unbacked value (``u0 >= 0`` for a size read by ``.item()``)."""
     if not self:
         raise RuntimeError(assert_msg)
+
+
+@_aten_only("_assert_tensor_metadata")
+def _assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None, layout=None):
+    """An exported program's check, before each ``to``, that ``a`` has the size, strides, dtype, device and layout
+    the export saw (each one given), raising PyTorch's mismatch error."""
+    checks = (("sizes", size, lambda: list(a.shape), str), ("strides", stride, lambda: list(a.stride()), str),
+              ("dtype", dtype, lambda: a.dtype, lambda d: d._scalar if d is dtype else _dtype.cpp_name(d)),
+              ("device", None if device is None else _device(device), lambda: a.device, lambda d: str(d)),
+              ("layout", layout, lambda: a.layout, _layout_name))
+    for what, expected, actual, shown in checks:
+        if expected is not None:
+            got = actual()
+            if (list(expected) if what in ("sizes", "strides") else expected) != got:
+                raise RuntimeError(f"Tensor {what} mismatch! Expected: {shown(expected)}, Got: {shown(got)}")
+
+
+def _layout_name(layout) -> str:
+    """c10's name of a layout in its error texts: Strided, Sparse (COO), SparseCsr..."""
+    name = str(layout).rpartition(".")[2]
+    return "Sparse" if name == "sparse_coo" else name.title().replace("_", "")
 
 
 @_aten_only("_sparse_addmm")
@@ -729,8 +751,8 @@ class _AtenOverload:
         return self._packet
 
     def __call__(self, *args, **kwargs):
-        if self._overloadname == "out" or self._overloadname.endswith("_out"):
-            return self._packet._fn(*args, **kwargs)
+        if self.__name__ == "to.dtype_layout":  # (Tensor.to takes no layout: tinytorch's tensors are all strided)
+            kwargs = _strided_only(dict(kwargs), "to")
         return self._packet._fn(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -738,6 +760,17 @@ class _AtenOverload:
 
     def __str__(self) -> str:
         return f"aten.{self._packet._name}.{self._overloadname}"
+
+
+def _strided_only(kwargs: dict, name: str) -> dict:
+    """``kwargs`` less a strided ``layout`` and a false ``pin_memory``, which every tinytorch tensor has; another
+    layout is refused."""
+    layout = kwargs.pop("layout", None)
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise NotImplementedError(f"aten.{name}: tinytorch converts to the strided layout only, not {layout}")
+    if kwargs.pop("pin_memory", None):
+        raise NotImplementedError(f"aten.{name}: tinytorch has no pinned memory")
+    return kwargs
 
 
 class _AtenPacket:

@@ -69,7 +69,7 @@ class _TensorPlacement:
             match = [d for d in _dtype.ALL if d._legacy == name and module in ("torch", "tinytorch")]
             if not match:
                 raise ValueError(f"invalid type: {dtype!r}")
-            dtype = match[0]
-        elif type(dtype) is not _dtype.dtype:
-            dtype = dtype.dtype  # a legacy type (tinytorch.DoubleTensor) carries its dtype
+            return self.to(self.device, match[0])  # (a type names a device too: PyTorch's to(device, dtype))
+        if type(dtype) is not _dtype.dtype:
+            return self.to(self.device, dtype.dtype)  # a legacy type (tinytorch.DoubleTensor) carries its dtype
         return self.to(dtype)

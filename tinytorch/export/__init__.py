@@ -89,6 +89,7 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     inputs' names, the output nodes and the outputs' structure. ``shifts``: the unbacked integers moved from the
     example's values ({u-index: by}; ``_unbacked.py``)."""
     rec = Recording(predispatch=True)
+    rec.metadata_checks = True
     rec.unbacked = _unbacked.Unbacked(rec, shifts)
     specs, state, non_persistent = [], {}, {}
     for kind, prefix, named in ((InputKind.PARAMETER, "p_", mod.named_parameters()),
@@ -134,7 +135,11 @@ def _capture(mod, args, kwargs, shifts=None) -> tuple:
     after = next((n for n in rec.graph.nodes if n.op != "placeholder" or n.name in names), None)
     read.update(_lift_made_constants(rec, after))
     order = {n: i for i, n in enumerate(rec.graph.nodes)}
-    for node in sorted(read, key=lambda n: min(order[u] for u in n.users)):  # PyTorch lifts them as first read
+
+    def first_read(n):  # (the op, then the argument: self.a * self.b reads a first)
+        return min((order[u], next((i for i, a in enumerate(pytree.tree_leaves((u.args, u.kwargs))) if a is n), 0))
+                   for u in n.users)
+    for node in sorted(read, key=first_read):  # PyTorch lifts them as first read
         target, t = read[node]
         if after is not None:
             after.prepend(node)

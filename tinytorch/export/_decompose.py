@@ -12,11 +12,16 @@ In-place operators are functionalised as PyTorch's pass does (``_functionalised`
 ``aten.add.Tensor``, whose node stands for ``x`` from then on (``_to_copy`` back to ``x``'s dtype where the result's
 differs; ``copy_`` and ``fill_`` of a tensor as ``aten.copy``, the fills as ``full_like``, by the capture's
 ``_filled_core``), and a buffer or user input written so is an output of the graph, ``BUFFER_MUTATION`` /
-``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into a ``select``/``slice``/``diagonal`` view,
-or into a base that has such views, is scattered into the base as PyTorch's pass scatters it (``_Views``:
-``slice_scatter``, ``diagonal_scatter``, ``select_scatter`` as its ``where``), the other views made again from the
-base's new node; a write into a base that has other aliases (``t()``, ``view``) stays in place, and so does an
-in-place operator whose out-of-place namesake does not compute the same floats.
+``USER_INPUT_MUTATION``, which ``module()`` copies back. A write into an alias (``select``, ``slice``, ``diagonal``,
+``as_strided``, ``t``/``transpose``/``permute``, ``view``, ``unsqueeze``/``squeeze``, ``detach``, one on the other), or
+into a base that has such aliases, is scattered into the base as PyTorch's pass scatters it (``_Views``: each step's
+inverse as its op declares it, ``op(view_inverse=)``: ``slice_scatter``, ``select_scatter`` as its ``where``, the
+inverse ``permute``, a ``view`` back...), the
+aliases made again from the base's new node when PyTorch's pass makes them again (their dropped nodes take the names
+they take there); a write into a base that has other aliases (a ``split``'s parts) stays in place, and so does an
+in-place operator whose out-of-place namesake does not compute the same floats. Export's checks before each ``to``
+(``_assert_tensor_metadata``) are kept, written with the positional ``None, None, dtype`` PyTorch's pass writes; a
+``to`` that hands its input back leaves no node.
 
 Not done: ``decomp_table`` is not read (the lowering is the rules' one; ``default_decompositions()`` returns an
 empty table); a training-mode BatchNorm stays ``aten.batch_norm.default`` (PyTorch functionalises it to
@@ -32,6 +37,7 @@ import numpy as np
 
 from .._op_namespace import ops
 from .._ops._core.members import strided
+from .._ops._core.registry import view_inverse
 from .._ops.creation.factory import zeros
 from .._symbolic import _Symbolic
 from ..autograd.grad_mode import no_grad
@@ -106,10 +112,22 @@ def run_decompositions(ep, decomp_table=None):
                     check.meta["val"] = None
                     _inherit(node, [check])
                     continue
+                if node.target is ops.aten._assert_tensor_metadata.default:  # its arguments as the schema orders them
+                    views.sync(args[0])
+                    check = rec.graph.create_node(
+                        "call_function", node.target,
+                        (rec.node(args[0]), kwargs.get("size"), kwargs.get("stride"), kwargs.get("dtype")),
+                        {k: kwargs[k] for k in ("device", "layout") if k in kwargs}, name="_assert_tensor_metadata")
+                    check.meta["val"] = None
+                    _inherit(node, [check])
+                    continue
                 for t in pytree.tree_leaves((args, kwargs)):
                     views.sync(t)
                 known = set(rec.graph.nodes)
-                if views.write(node.target, args, kwargs) or _functionalised(rec, node.target, args, kwargs):
+                if views.write(node.target, args, kwargs):
+                    env[node] = args[0]
+                elif _functionalised(rec, node.target, args, kwargs):
+                    views.written(args[0])
                     env[node] = args[0]
                 else:
                     with capturing(rec):
@@ -120,6 +138,8 @@ def run_decompositions(ep, decomp_table=None):
                 outputs = [env[a] for a in node.args[0]]
                 for t in outputs:
                     views.sync(t)
+                for _, value in placed.values():  # the inputs' latest values (a written one is an output)
+                    views.sync(value)
     out_nodes = tuple(rec.node(t) if isinstance(t, (Tensor, _Symbolic)) else t for t in outputs)
     mutations = _mutated_inputs(rec, sig, placed)
     rec.graph.output(tuple(n for _, n in mutations) + out_nodes)
@@ -148,73 +168,91 @@ def _functional_form(target):
 
 
 class _Views:
-    """The views a write can be scattered back through, as PyTorch's functionalisation does: ``select``, ``slice``
-    and ``diagonal`` (``narrow`` is a ``slice``), each view known by its base (a tensor that is no such view) and
-    the steps from it. A write into such a view is its out-of-place op on the view's node, then written into the
-    base by the scatter of each step, innermost first (``slice_scatter``, ``diagonal_scatter``, and
-    ``select_scatter`` as its core decomposition: a ``where`` of an ``arange`` mask), the intermediate views made
-    again from the base; the base's node is then the scatter's. A view of a base written since it was made (and the
-    written view itself) is made again from the base's latest node at its next use.
+    """The aliases a write is scattered back through, as PyTorch's functionalisation does. Every tensor made by
+    view ops from a base (a tensor that is no such view) is known by that base and its steps from it (``select``,
+    ``slice``, ``diagonal``, ``as_strided``, ``permute``, ``view``, ``unsqueeze``, ``squeeze``: the lowered nodes, so
+    ``t`` is a ``permute`` and ``narrow`` a ``slice``), and the base by the node of its latest value and a count of
+    its writes (``store``).
 
-    Only where every tensor the graph holds that shares the base's memory is the base or one of these views of
-    it: another alias (a ``t()``, a ``view``) would not see a new node, so such a write stays in place."""
+    A write into an alias is its out-of-place op on the alias's node, then written into the base's latest value by
+    the inverse of each step, innermost first, as the step's op declares it (``op(view_inverse=)``: ``slice_scatter``,
+    ``diagonal_scatter``, ``as_strided_scatter``, ``select_scatter`` written as its core decomposition, the inverse
+    ``permute``, ``view`` back to the base's sizes, ``squeeze``/``unsqueeze``; ``expand`` declares none, so a write
+    into it stays in place), the intermediate views made again from the base; the written alias is
+    then made again from the new value at once. An op's inputs are made again before it runs where their base was
+    written since (``sync``), and a new alias counts as made before any write (as a new view in PyTorch's pass
+    starts at generation 0): made after one, it is made again at its first use. That is the order in which
+    PyTorch's pass creates these nodes, some of which nobody reads: they are dropped, but their names are taken, so
+    the other nodes' names are PyTorch's.
 
-    SCATTER = {"select": "_select_scatter", "slice": "slice_scatter.default", "diagonal": "diagonal_scatter.default"}
+    Only where every tensor the graph holds that shares the base's memory is the base or one of its known aliases:
+    another alias (a ``split``'s part, an ``expand``) would not see a new node, so such a write stays in place."""
 
     def __init__(self, rec):
         self.rec = rec
-        self.of: dict = {}   # id(view) -> [view, base, steps ((overload, arguments) each), its base's generation]
-        self.gen: dict = {}  # id(base) -> how many writes the base has had through its views or into itself
+        self.of: dict = {}      # id(alias) -> [alias, base, steps ((overload, arguments) each), generation seen]
+        self.store: dict = {}   # id(base) -> [node of the base's latest value, its generation]
+        self.writes: dict = {}  # id(tensor) -> its writes while it had no alias (its generation when it gets one)
 
-    def track(self, src, out, made: list) -> None:
-        """``out``, made from ``src`` by the nodes ``made``: a view of ``src``'s base where those are the views'
-        ops, one on the other from ``src``'s node to ``out``'s."""
+    def _entry(self, t):
+        v = self.of.get(id(t)) if type(t) is Tensor else None
+        return v if v is not None and v[0] is t else None
+
+    def written(self, t) -> None:
+        """``t``, which has no alias, was written (functionalised)."""
+        self.writes[id(t)] = self.writes.get(id(t), 0) + 1
+
+    def track(self, src, out, made: list) -> bool:
+        """``out``, made from ``src`` by the nodes ``made``: an alias of ``src``'s base where those are view steps
+        (ops that declare a ``view_inverse``), one on the other from ``src``'s node to ``out``'s (True)."""
         if not (type(src) is Tensor and type(out) is Tensor and made) or not np.may_share_memory(src._data,
                                                                                               out._data):
-            return
+            return False
         at, steps = self.rec.nodes.get(id(src)), []
         for n in made:
-            name = getattr(getattr(n.target, "_packet", None), "_name", None)
-            if name not in self.SCATTER or not n.args or n.args[0] is not at or n.kwargs:
-                return
-            steps.append((f"{name}.{n.target._overloadname}", tuple(n.args[1:])))
+            if _inverse(n.target) is None or not n.args or n.args[0] is not at or n.kwargs:
+                return False
+            steps.append((f"{n.target._packet._name}.{n.target._overloadname}", tuple(n.args[1:])))
             at = n
         if at is not self.rec.nodes.get(id(out)):
-            return
-        parent = self.of.get(id(src))
-        base, before = (parent[1], parent[2]) if parent is not None and parent[0] is src else (src, [])
-        self.of[id(out)] = [out, base, before + steps, self.gen.get(id(base), 0)]
+            return False
+        parent = self._entry(src)
+        if parent is None:  # src is a base: its first alias
+            gen = self.writes.get(id(src), 0)
+            parent = self.of[id(src)] = [src, src, [], gen]
+            self.store[id(src)] = [self.rec.nodes[id(src)], gen]
+        self.of[id(out)] = [out, parent[1], parent[2] + steps, 0]
+        return True
 
     def sync(self, t) -> None:
-        """A view whose base was written since it was made: made again from the base's latest node."""
-        v = self.of.get(id(t)) if type(t) is Tensor else None
-        if v is None or v[0] is not t or v[3] == self.gen.get(id(v[1]), 0):
+        """An alias whose base was written since it was made: made again from the base's latest node."""
+        v = self._entry(t)
+        if v is None:
             return
-        node = self.rec.node(v[1])
+        node, gen = self.store[id(v[1])]
+        if v[3] == gen:
+            return
         for overload, a in v[2]:
             node = self.rec.call(overload, node, *a)
         self.rec.nodes[id(t)] = node
-        v[3] = self.gen.get(id(v[1]), 0)
+        v[3] = gen
 
     def write(self, target, args: tuple, kwargs: dict) -> bool:
-        """The in-place call ``target(*args, **kwargs)`` functionalised and scattered into the written view's base
-        (or into a base that has views: its views made again later); False where it is not (nothing recorded)."""
+        """The in-place call ``target(*args, **kwargs)`` functionalised and scattered into the written alias's base
+        (or into a base that has aliases: they are made again later); False where it is not (nothing recorded)."""
         self_ = args[0] if args else None
         name = getattr(getattr(target, "_packet", None), "_name", "")
-        if type(self_) is not Tensor or not name.endswith("_") or name.startswith("_"):
+        v = self._entry(self_)
+        if v is None or not name.endswith("_") or name.startswith("_"):
             return False
-        v = self.of.get(id(self_))
-        if v is not None and v[0] is self_:
-            base, steps = v[1], v[2]
-        elif any(w[1] is self_ for w in self.of.values()):
-            base, steps = self_, []
-        else:
+        base, steps = v[1], v[2]
+        if not all(callable(_inverse(_aten(overload))) for overload, _ in steps):  # (through an expand: in place)
             return False
         rec = self.rec
-        for h in rec.held:  # every alias of the base is one of its views known here
+        for h in rec.held:  # every alias of the base is known here
             if h is not base and type(h) is Tensor and np.may_share_memory(h._data, base._data):
-                w = self.of.get(id(h))
-                if w is None or w[0] is not h or w[1] is not base:
+                w = self._entry(h)
+                if w is None or w[1] is not base:
                     return False
         before = rec.nodes.get(id(self_))
         rec.scattered = self_
@@ -233,36 +271,49 @@ class _Views:
         finally:
             rec.scattered = None
         node = rec.nodes[id(self_)]
+        store = self.store[id(base)]
         if steps:
-            values = [base]  # the intermediate views' values, for the sizes select_scatter's mask needs
+            values = [base]  # the intermediate views' values, for the sizes the inverses need
             for overload, a in steps[:-1]:
                 values.append(_aten(overload)(values[-1], *a))
-            bases = [rec.node(base)]
+            bases = [store[0]]
             for overload, a in steps[:-1]:
                 bases.append(rec.call(overload, bases[-1], *a))
             for (overload, a), b, value in reversed(list(zip(steps, bases, values))):
-                node = self._scatter(overload, b, value, node, a)
-            rec.nodes[id(base)] = node
-            v[3] = -1  # the written view: made again from the base at its next use
-        self.gen[id(base)] = self.gen.get(id(base), 0) + 1
+                node = _inverse(_aten(overload))(_core_call(rec, value), b, value, node, *a)
+        store[:] = [node, store[1] + 1]
+        self.sync(self_)  # the written alias made again at once (a base: its new node)
         return True
 
-    def _scatter(self, overload: str, base, value: Tensor, src, a: tuple):
-        """The node of ``base`` (of value ``value``) with the view ``overload(base, *a)`` replaced by ``src``."""
-        rec, scatter = self.rec, self.SCATTER[overload.partition(".")[0]]
-        if scatter != "_select_scatter":
-            return rec.call(scatter, base, src, *a)
-        # select_scatter in core ATen: where(arange(size) == index along dim, src unsqueezed and expanded, base)
-        dim, index = a
-        dim %= value.dim()
-        index = index + value.shape[dim] if index < 0 else index  # (the mask counts from 0)
-        mask = [1] * value.dim()
-        mask[dim] = -1
-        positions = rec.call("arange.start_step", 0, value.shape[dim], layout=strided, device=value.device,
-                             pin_memory=False)
-        hit = rec.call("eq.Scalar", rec.call("view.default", positions, mask), index)
-        spread = rec.call("expand.default", rec.call("unsqueeze.default", src, dim), list(value.shape))
-        return rec.call("where.self", hit, spread, base)
+
+def _inverse(target):
+    """The inverse the view op ``target`` (an ATen overload) declares (``op(view_inverse=)``): a function, a string
+    where the view has none, or None where ``target`` is no view op that declares one."""
+    fn = getattr(getattr(target, "_packet", None), "_fn", None)
+    return None if fn is None else view_inverse(fn)
+
+
+def _core_call(rec, value: Tensor):
+    """The ``call`` an inverse records its ATen calls with, onto a base of value ``value``: ``select_scatter``, which
+    is no core ATen operator, written as its core decomposition."""
+    def call(overload: str, *args, **kwargs):
+        if overload == "select_scatter.default":
+            return _select_scatter(rec, value, *args)
+        return rec.call(overload, *args, **kwargs)
+    return call
+
+
+def _select_scatter(rec, value: Tensor, base, src, dim: int, index: int):
+    """select_scatter in core ATen: where(arange(size) == index along dim, src unsqueezed and expanded, base)."""
+    dim %= value.dim()
+    index = index + value.shape[dim] if index < 0 else index  # (the mask counts from 0)
+    mask = [1] * value.dim()
+    mask[dim] = -1
+    positions = rec.call("arange.start_step", 0, value.shape[dim], layout=strided, device=value.device,
+                         pin_memory=False)
+    hit = rec.call("eq.Scalar", rec.call("view.default", positions, mask), index)
+    spread = rec.call("expand.default", rec.call("unsqueeze.default", src, dim), list(value.shape))
+    return rec.call("where.self", hit, spread, base)
 
 
 def _aten(overload: str):
@@ -373,7 +424,8 @@ def _fill_values(graph) -> None:
 
 def _mutates(node) -> bool:
     """An in-place op (``aten.add_.Tensor``): kept though nobody reads its result."""
-    if node.target is ops.aten._assert_scalar.default:  # a runtime check: kept, as PyTorch keeps it
+    if node.target in (ops.aten._assert_scalar.default, ops.aten._assert_tensor_metadata.default):
+        # a runtime check: kept, as PyTorch keeps it
         return True
     name = getattr(node.target, "__name__", str(node.target))
     return node.op == "call_function" and name.split(".")[0].endswith("_") and not name.startswith("_")

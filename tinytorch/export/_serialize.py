@@ -74,7 +74,7 @@ def _decode(a, nodes: dict):
     if "dict" in a:
         return {k: _decode(v, nodes) for k, v in a["dict"]}
     if "dtype" in a:
-        return getattr(_dtype, a["dtype"])
+        return _dtype.BY_NAME[a["dtype"]]
     if "torch" in a:
         return _NAMED[a["torch"]]
     return device(a["device"])
@@ -182,7 +182,7 @@ def load(f, extra_files=None):
             node = graph.create_node(op, target, args, kwargs, name=entry["name"])
         meta = entry["meta"]
         if "val" in meta:
-            node.meta["val"] = empty(meta["val"]["shape"], dtype=getattr(_dtype, meta["val"]["dtype"]),
+            node.meta["val"] = empty(meta["val"]["shape"], dtype=_dtype.BY_NAME[meta["val"]["dtype"]],
                                      device="meta")
         elif "sym" in meta:  # shown only: the loaded program reads no example value
             cls = {"SymInt": SymInt, "SymFloat": SymFloat, "SymBool": SymBool}[meta["sym"][0]]

@@ -5,6 +5,7 @@ import ast
 import collections
 import pathlib
 
+import numpy as np
 import pytest
 
 import tinytorch as tt
@@ -129,3 +130,48 @@ def test_policies_match_torch(key, call):
     with tt.autocast("cpu"):
         got = call(tt, at, bt)
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], key
+
+
+# each view op's declared inverse (``op(view_inverse=)``), run eagerly: the base with the view's elements replaced by
+# ``src``, as PyTorch writes ``src`` into that view of a copy of the base; (ATen op, base shape, the view's arguments)
+VIEW_INVERSES = [
+    ("select", (3, 4), (1, -1)),
+    ("slice", (5, 2), (0, 1, 4, 2)),
+    ("diagonal", (3, 4), (1, 0, 1)),
+    ("as_strided", (3, 4), ([2, 2], [1, 4], 1)),
+    ("permute", (2, 3, 4), ([2, -3, 1],)),
+    ("view", (3, 4), ([2, 6],)),
+    ("unsqueeze", (3, 4), (-1,)),
+    ("squeeze", (1, 3, 1, 4), ([0, 1, -2],)),
+    ("alias", (3, 4), ()),
+]
+
+
+@pytest.mark.parametrize("name, shape, args", VIEW_INVERSES, ids=[c[0] for c in VIEW_INVERSES])
+def test_declared_view_inverse_writes_the_view_back_as_torch(name, shape, args):
+    torch = pytest.importorskip("torch")
+    from tinytorch._op_namespace import ops
+    from tinytorch._ops._core.registry import view_inverse
+
+    def call(overload, *a):  # an ATen call run at once, where export records it
+        packet, _, which = overload.partition(".")
+        return getattr(getattr(ops.aten, packet), which)(*a)
+
+    base = torch.arange(float(np.prod(shape))).reshape(shape)
+    view = getattr(torch.ops.aten, name)(base, *args)
+    src = -1 - torch.arange(float(view.numel())).reshape(view.shape)
+    want = base.clone()
+    getattr(torch.ops.aten, name)(want, *args).copy_(src)
+    inverse = view_inverse(getattr(ops.aten, name)._fn)
+    got = inverse(call, tt.tensor(base.numpy()), tt.tensor(base.numpy()), tt.tensor(src.numpy()), *args)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_view_inverses_are_declared_where_functionalisation_reads_them():
+    from tinytorch._op_namespace import ops
+    from tinytorch._ops._core.registry import view_inverse
+    assert isinstance(view_inverse(ops.aten.expand._fn), str)  # a view with none: a write into it stays in place
+    assert view_inverse(ops.aten.add._fn) is None and view_inverse(ops.aten.t._fn) is None  # (t is lowered: permute)
+    with pytest.raises(ValueError, match="view_inverse"):
+        op("never_declared", view_inverse=3)

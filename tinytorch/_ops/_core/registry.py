@@ -50,7 +50,7 @@ from .arguments import parsed_method, renamed, respell, respell_method
 from .torch_function import subclass_among
 
 __all__ = ["op", "OpDecl", "REGISTRY", "ATEN_ONLY", "aten_only", "namespace", "bind_export", "bind_rule",
-           "scalar_formula", "AUTOCAST_POLICIES"]
+           "scalar_formula", "view_inverse", "AUTOCAST_POLICIES"]
 
 REGISTRY: dict = {}   # qualified name ("add", "linalg.norm", "nn.functional.gelu") -> OpDecl
 _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one owner per spelling)
@@ -59,14 +59,15 @@ _METHOD_OWNERS: dict = {}  # method name -> the declaration that owns it (one ow
 ATEN_ONLY: dict = {}
 
 
-def aten_only(name: str, recorded: bool = False, scalar=None):
+def aten_only(name: str, recorded: bool = False, scalar=None, view_inverse=None):
     """Declare the decorated function as ``torch.ops.aten.<name>`` (every overload calls it), and nothing else.
 
     ``recorded``: a graph capture (make_fx) writes a call of it down as the one ATen node ``aten.<name>.default``,
     the ops it runs inside unseen, as PyTorch's tracers see a backward formula's own operator
     (``threshold_backward``, ``nll_loss_backward``...); the function returned is then a wrapper that checks for a
     capture (a flag test), called by name from the nodes' backward formulas.
-    ``scalar``: its formula on one element, as ``op(scalar=)`` takes it (``scalar_formula`` reads it)."""
+    ``scalar``: its formula on one element, as ``op(scalar=)`` takes it (``scalar_formula`` reads it).
+    ``view_inverse``: how a write into its view reaches the base, as ``op(view_inverse=)`` takes it."""
     def declare(fn):
         if name in ATEN_ONLY:
             raise RuntimeError(f"aten op {name!r} is declared twice")
@@ -80,6 +81,8 @@ def aten_only(name: str, recorded: bool = False, scalar=None):
         declared = aten_op if recorded else fn
         if scalar is not None:
             declared.scalar = scalar  # (no OpDecl: the function is all there is of the declaration)
+        if view_inverse is not None:
+            declared.view_inverse = view_inverse
         ATEN_ONLY[name] = declared
         return declared
     return declare
@@ -93,6 +96,14 @@ def scalar_formula(fn):
         return getattr(fn, "scalar", None)
     decl = declaration_of(fn)
     return None if decl is None else decl.rules.get("scalar")
+
+
+def view_inverse(fn):
+    """The inverse declared for the view op ``fn`` (``op(view_inverse=)``, ``aten_only(view_inverse=)``): a function,
+    a string saying why the view has none, or None where ``fn`` is no view op that declares one."""
+    decl = declaration_of(fn)
+    return getattr(fn, "view_inverse", None) if decl is None else decl.rules.get("view_inverse")
+
 
 # registered by _batching.py, which needs this module (``bind_transform``): what a call with an active
 # transform goes to, and how a new declaration's methods reach BatchedTensor
@@ -263,7 +274,7 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
        aliases: tuple = (), dunders: tuple = (), rdunders: tuple = (), idunders: tuple = (), batch=None,
        no_batch: str | None = None, extra: tuple = (), own_out: bool = False, autocast: str | None = None,
        python_method: bool = False, python_function=False, overlap=None, functional_apart: bool = False,
-       meta: str | None = None, scalar=None):
+       meta: str | None = None, scalar=None, view_inverse=None):
     """Declare the decorated function as an op and bind every spelling PyTorch has for it.
 
     name        ``"add"``; ``"linalg.norm"`` / ``"special.erfcx"`` for another namespace; default the
@@ -318,13 +329,22 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
                 operands as elements of their dtype, Python numbers as given (cast to that dtype, as the op casts
                 them): exact IEEE arithmetic, comparisons and selections only, rounding where the op's array forward
                 rounds. A compiler fusing elementwise ops writes the op's line from it (``_dynamo/pointwise.py``);
-                ops computed by libm (exp, tanh) declare none: compilers' and numpy's floats differ there."""
+                ops computed by libm (exp, tanh) declare none: compilers' and numpy's floats differ there.
+    view_inverse  a view op's inverse, as PyTorch's functionalisation writes a write into the view back into its
+                base (its ``FunctionalInverses``): ``rule(call, base, value, src, *args)``, the view being
+                ``X(base, *args)`` in ATen's spelling, returns the base with that view's elements replaced by
+                ``src``, made by ``call(overload, *args)`` (an ATen call recorded: ``call("slice_scatter.default",
+                base, src, *args)``); ``value`` is the base's value, for its shape. Or a string: why the view has
+                no inverse (a write into it stays in place), though functionalisation makes it again from its base
+                (``expand``). Read by ``export``'s ``run_decompositions`` (``export/_decompose.py``)."""
     if autocast not in AUTOCAST_POLICIES:
         raise ValueError(f"unknown autocast policy {autocast!r}; known: {AUTOCAST_POLICIES}")
     if (meta.partition(":")[0] if meta else meta) not in META_RULES:
         raise ValueError(f"unknown meta rule {meta!r}; known: {META_RULES}")
     if overlap is not None and overlap not in overlap_rules.RULES and not callable(overlap):
         raise ValueError(f"unknown overlap rule {overlap!r}; known: {overlap_rules.RULES}")
+    if view_inverse is not None and not (callable(view_inverse) or isinstance(view_inverse, str)):
+        raise ValueError(f"view_inverse is a function or the reason a view has none, not {view_inverse!r}")
 
     def declare(fn):
         qual = name or fn.__name__
@@ -348,6 +368,8 @@ def op(name: str | None = None, variants: str = "function", *, method=None, inpl
         decl.meta = meta
         if scalar is not None:
             decl.rules["scalar"] = scalar
+        if view_inverse is not None:
+            decl.rules["view_inverse"] = view_inverse
         if overlap is not None:
             overlap_rules.INPLACE[fn.__name__] = overlap
         key = qual if namespace else ("F." if "functional" in words else "Tensor.") + short

@@ -626,7 +626,12 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return _note_dim(getitem(input, (slice(None),) * d + (slice(start, start + length),), _node="SliceBackward0"), dim)
 
 
-@aten_only("slice")
+def _slice_inverse(call, base, value, src, *args):
+    """A write into ``aten.slice(base, dim, start, end, step)``: ``slice_scatter`` puts it into the base."""
+    return call("slice_scatter.default", base, src, *args)
+
+
+@aten_only("slice", view_inverse=_slice_inverse)
 def aten_slice(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     """``torch.ops.aten.slice``: elements ``start:end:step`` of ``dim``, a view (PyTorch's slice.Tensor: the
     bounds count from the end when negative and are clamped to the dim; the step must be positive)."""

@@ -221,7 +221,12 @@ def unbind(input: Tensor, dim: int = 0):
     return _multi_output(input, arrays, UnbindBackward0, d, dim_arg=dim)
 
 
-@op(variants="function method", batch=rules.select)
+def _select_inverse(call, base, value, src, dim, index):
+    """A write into ``base.select(dim, index)``: ``select_scatter`` puts it back as that row of the base."""
+    return call("select_scatter.default", base, src, dim, index)
+
+
+@op(variants="function method", batch=rules.select, view_inverse=_select_inverse)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     x = input._data
     if x.ndim == 0:

@@ -104,7 +104,12 @@ else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5)
         return out
 
 
-@op(variants="method", batch=rules.view)
+def _view_inverse(call, base, value, src, size):
+    """A write into ``base.view(size)``: the view's new values viewed back in the base's sizes."""
+    return call("view.default", src, list(value.shape))
+
+
+@op(variants="method", batch=rules.view, view_inverse=_view_inverse)
 def view(input: Tensor, *shape, **given) -> Tensor:
     """Same storage, new shape; fails where strides make that impossible (use reshape). ``view(dtype)``
     reads the same bytes as another dtype."""
@@ -285,7 +290,16 @@ def squeeze_(self: Tensor, dim=None) -> Tensor:
     return _inplace_view(self, squeeze, cls, dim)
 
 
-@op(variants="function method inplace", inplace=squeeze_, batch=rules.squeeze)
+def _squeeze_inverse(call, base, value, src, dims=None):
+    """A write into ``base.squeeze(dims)``: the dims it dropped (those of size 1 among ``dims``) put back."""
+    dims = range(value.dim()) if dims is None else [dims] if isinstance(dims, int) else dims
+    for d in sorted({d % value.dim() for d in dims}) if value.dim() else []:
+        if value.shape[d] == 1:
+            src = call("unsqueeze.default", src, d)
+    return src
+
+
+@op(variants="function method inplace", inplace=squeeze_, batch=rules.squeeze, view_inverse=_squeeze_inverse)
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Drop size-1 dims (only ``dim`` when given; other sizes are left alone, as PyTorch)."""
     x = input._data
@@ -322,7 +336,12 @@ def unsqueezed(x: np.ndarray, d: int) -> np.ndarray:
     return y
 
 
-@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze)
+def _unsqueeze_inverse(call, base, value, src, dim):
+    """A write into ``base.unsqueeze(dim)``: the new dim squeezed away again."""
+    return call("squeeze.dims", src, [dim])
+
+
+@op(variants="function method inplace", inplace=unsqueeze_, batch=rules.unsqueeze, view_inverse=_unsqueeze_inverse)
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dim at ``dim``."""
     x = input._data
@@ -342,7 +361,13 @@ class PermuteBackward0(Node):
         return t.permute(tuple(int(i) for i in np.argsort(self.inverse)))
 
 
-@op(variants="function method", batch=rules.permute)
+def _permute_inverse(call, base, value, src, dims):
+    """A write into ``base.permute(dims)``: permuted back by the inverse permutation (the view's dim ``i`` was the
+    base's ``dims[i]``, so the base's ``dims[i]`` is the view's ``i``: ``argsort``)."""
+    return call("permute.default", src, [int(i) for i in np.argsort([d % max(value.dim(), 1) for d in dims])])
+
+
+@op(variants="function method", batch=rules.permute, view_inverse=_permute_inverse)
 def permute(input: Tensor, *dims) -> Tensor:
     """Reorder dims (a view)."""
     x = input._data
@@ -470,7 +495,8 @@ def _expanded_strides(x, target: tuple, lead: int) -> tuple:
     return tuple(s * x.itemsize for s in out)
 
 
-@op(variants="method", batch=rules.expand)
+@op(variants="method", batch=rules.expand,
+    view_inverse="an expanded element is many of the view's: a write into it has no one value to give the base")
 def expand(input: Tensor, *size) -> Tensor:
     """Broadcast to ``size`` without copying (-1 keeps a dim)."""
     x = input._data
@@ -520,7 +546,12 @@ class DiagonalBackwardBackward0(Node):
         return (diagonal(gg, self.offset, self.dim1, self.dim2),)
 
 
-@op(variants="function method", batch=rules.diagonal)
+def _diagonal_inverse(call, base, value, src, *args):
+    """A write into ``base.diagonal(*args)``: ``diagonal_scatter`` puts the new diagonal into the base."""
+    return call("diagonal_scatter.default", base, src, *args)
+
+
+@op(variants="function method", batch=rules.diagonal, view_inverse=_diagonal_inverse)
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as a view; its dim comes last."""
     x = input._data

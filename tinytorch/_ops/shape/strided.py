@@ -122,7 +122,12 @@ def as_strided_(self: Tensor, size, stride, storage_offset: int | None = None) -
     return self
 
 
-@op(variants="function method inplace torch_inplace", inplace=as_strided_)
+def _as_strided_inverse(call, base, value, src, *args):
+    """A write into ``base.as_strided(size, stride, offset)``: ``as_strided_scatter`` puts it into the base."""
+    return call("as_strided_scatter.default", base, src, *args)
+
+
+@op(variants="function method inplace torch_inplace", inplace=as_strided_, view_inverse=_as_strided_inverse)
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the input's storage with the given sizes, strides (in elements) and offset."""
     out, pos = _strided_view(input, size, stride, storage_offset)

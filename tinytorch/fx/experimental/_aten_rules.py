@@ -28,6 +28,7 @@ from ..._ops._core.arguments import signature as _signature
 from ..._ops._core.members import strided
 from ..._ops._core.registry import CAPTURE, bind_rule
 from ..._size import device
+from ..._size import device as device_type
 from ..._symbolic import SymInt, concrete, has_symbols
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
@@ -39,7 +40,7 @@ from ..._ops.nn.batch_norm import NativeBatchNormBackward0, _stat
 from ..._ops.nn.norm import NativeLayerNormBackward0
 from ..._ops.nn.pool import MaxPool2DWithIndicesBackward0, _result1
 from ..._ops.nn.resize import UPSAMPLE_OPERATORS
-from ..._ops.shape.conversions import contiguous_format
+from ..._ops.shape.conversions import _to_args, contiguous_format
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
 
@@ -141,6 +142,7 @@ slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymIn
 select.int(Tensor self, int dim, SymInt index)
 narrow.default(Tensor self, int dim, SymInt start, SymInt length)
 index.Tensor(Tensor self, Tensor?[] indices)
+index_put.default(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False)
 alias.default(Tensor self)
 bernoulli_.float(Tensor self, float p=0.5, *, Generator? generator=None)
 div_.Scalar(Tensor self, Scalar other)
@@ -194,6 +196,8 @@ reshape.default(Tensor self, SymInt[] shape)
 flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
 permute.default(Tensor self, int[] dims)
 transpose.int(Tensor self, int dim0, int dim1)
+as_strided.default(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)
+as_strided_scatter.default(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)
 unflatten.int(Tensor self, int dim, SymInt[] sizes)
 unsqueeze.default(Tensor self, int dim)
 expand.default(Tensor self, SymInt[] size, *, bool implicit=False)
@@ -210,6 +214,8 @@ batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_m
 _native_batch_norm_legit_no_training.default(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)
 gelu.default(Tensor self, *, str approximate='none')
 to.dtype(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)
+to.device(Tensor self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)
+to.dtype_layout(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None)
 _to_copy.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)
 ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
 zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)
@@ -1153,19 +1159,58 @@ def _clone(g, _, a, out):
 
 
 def _conversion(g, name, a, out):
-    """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: PyTorch hands ``x`` back when nothing changes (no node);
-    otherwise make_fx shows the copy ``_to_copy(x, dtype=...)`` and export the call ``to.dtype(x, dtype)``.
-    ``type_as`` is ``to(y.options())``: its copy names the layout and device too, and export keeps the call."""
+    """``x.to(dtype)``, ``x.double()``, ``x.type_as(y)``...: make_fx shows the copy ``_to_copy(x, dtype=...)`` (with
+    the device where the call named one), nothing where PyTorch hands ``x`` back (nothing changes). Export shows the
+    call as PyTorch's Python API reaches ATen, made even where it hands ``x`` back (whose node it is from then on),
+    each ``to`` after a check of ``x``'s dtype, device and layout (``_assert_tensor_metadata``): ``to.dtype(x, dtype)``
+    for a dtype alone, ``to.device(x, device, dtype)`` for a device and a dtype (``to(other)``: other's),
+    ``to.dtype_layout`` for a device alone. ``type_as`` is ``to(y.options())``: its copy names the layout and device
+    too, and export keeps the call."""
     x = a.self
-    if out is x:
-        return g.node(x)
     if name == "type_as":
         if g.predispatch:
             return g.call("type_as.default", x, a.arg(1))
+        if out is x:
+            return g.node(x)
         return g.call("_to_copy.default", x, dtype=out.dtype, layout=strided, device=_device(out))
-    if g.predispatch:
-        return g.call("to.dtype", x, out.dtype)
-    return g.call("_to_copy.default", x, dtype=out.dtype)
+    if g.predispatch and not g.metadata_checks:  # jit's and torch.compile's captures: the conversion's result
+        return g.node(x) if out is x else g.call("to.dtype", x, out.dtype)
+    device, dtype, non_blocking, copy = _to_call(name, a, out)
+    if not g.predispatch:
+        if out is x:
+            return g.node(x)
+        return g.call("_to_copy.default", x, dtype=out.dtype, **({} if device is None else {"device": device}))
+    check = g.graph.create_node("call_function", g.target("_assert_tensor_metadata.default"), (g.node(x),),
+                                {"dtype": x.dtype, "device": _device(x), "layout": strided},
+                                name="_assert_tensor_metadata_default")
+    check.meta["val"] = None
+    if device is None:
+        return g.call("to.dtype", x, dtype, non_blocking, copy)
+    if dtype is None:
+        return g.call("to.dtype_layout", x, dtype=x.dtype, layout=strided, device=device, non_blocking=non_blocking,
+                      copy=copy)
+    return g.call("to.device", x, device, dtype, non_blocking, copy)
+
+
+def _to_call(name: str, a: Args, out) -> tuple:
+    """(device or None, dtype or None, non_blocking, copy) of a conversion call as ATen's ``to`` takes them: ``x.to(y)``
+    as ``to(y.device, y.dtype)``; ``x.double()`` and its kind as ``to(dtype)``."""
+    if name != "to":
+        return None, out.dtype, False, False
+    given = list(a.get("args", []))
+    kw = {k: a.values[k] for k in ("dtype", "device", "copy", "non_blocking", "memory_format") if k in a.values}
+    if given and isinstance(given[0], Tensor):
+        other = given.pop(0)
+        device, dtype = _device(other), other.dtype
+        flags = given
+    else:
+        device, dtype, _, _ = _to_args(tuple(given), kw)
+        flags = [v for v in given if isinstance(v, bool)]
+        if device is not None and not isinstance(device, device_type):
+            device = device_type(device)
+    non_blocking = kw.get("non_blocking", flags[0] if flags else False)
+    copy = kw.get("copy", flags[1] if len(flags) > 1 else False)
+    return device, dtype, non_blocking, copy
 
 
 _INT64_MAX = 9223372036854775807
@@ -1177,6 +1222,19 @@ def _getitem(g, _, a, out):
     start 0, step 1, end past the size), then the tensor indices as one ``index`` (``None`` for the dims
     before them that no tensor indexes); an index that changes nothing is an ``alias``."""
     x, index = a.self, a.arg(1)
+    node, indices, recorded, lifted, items = _index_steps(g, x, index)
+    fn = getattr(out, "grad_fn", None)
+    if fn is not None and fn.__dict__.get("given") is index and any(t is not i for t, i in zip(lifted, items)):
+        fn.given = tuple(lifted) if type(index) is tuple else lifted[0]  # its backward reads the graph's tensors
+    if indices:
+        return g.call("index.Tensor", node, indices)
+    return node if recorded else g.call("alias.default", node)
+
+
+def _index_steps(g, x, index):
+    """The view steps of ``x[index]`` (``_getitem``'s, and ``_setitem``'s before its write): the last step's node,
+    the tensor indices left for one ``index``/``index_put_`` (``None`` for the dims before them), whether any step
+    was recorded, and the key's items with their list indices as the graph's tensors (``lifted``) and as given."""
     items = list(index) if type(index) is tuple else [index]
     if any(type(i) is bool for i in items):
         raise NotImplementedError("make_fx: indexing with True/False is not recorded as ATen operators")
@@ -1218,12 +1276,43 @@ def _getitem(g, _, a, out):
             value = _step_value(g, node, value, (slice(None),) * dim + (concrete(at), Ellipsis))
             shape.pop(dim)
             recorded = True
-    fn = getattr(out, "grad_fn", None)
-    if fn is not None and fn.__dict__.get("given") is index and any(t is not i for t, i in zip(lifted, items)):
-        fn.given = tuple(lifted) if type(index) is tuple else lifted[0]  # its backward reads the graph's tensors
+    return node, indices, recorded, lifted, items
+
+
+def _setitem(g, _, a, out):
+    """``x[index] = value`` as PyTorch's indexing runs it (``at::indexing::set_item``): a number is first made a 0-d
+    tensor of ``x``'s dtype (a constant of the graph, copied by ``lift_fresh_copy``); then ``x[index]``'s view steps;
+    then, with tensor indices, one ``index_put_`` (the value viewed without its leading 1s); else the write into the
+    view (``copy_to``): ``copy_`` of a value of the view's size, ``fill_`` of a 0-d value, else ``copy_`` of the
+    value viewed without its leading 1s and expanded. A write into ``x`` itself (no step) stands for ``x`` after."""
+    x, index, value = a.self, a.arg(1), a.arg(2)
+    if not isinstance(value, Tensor):
+        if isinstance(value, np.ndarray) or has_symbols(value):
+            raise NotImplementedError("make_fx: x[index] = value is recorded for a tensor or Python number value")
+        value = _lifted_constant(g, _make(np.array(value, dtype=x._data.dtype)))
+    node, indices, recorded, _, _ = _index_steps(g, x, index)
+    size = list(value.shape)
+    while size and size[0] == 1:  # (PyTorch's slicePrefix1sSize)
+        size = size[1:]
+    src = g.node(value)
     if indices:
-        return g.call("index.Tensor", node, indices)
-    return node if recorded else g.call("alias.default", node)
+        if size != list(value.shape):
+            src = g.call("view.default", src, size)
+        write = g.call("index_put_.default", node, indices, src)
+    else:
+        target = tuple(node.meta["val"].shape) if recorded else tuple(x.shape)
+        if tuple(value.shape) == target:
+            write = g.call("copy_.default", node, src)
+        elif value.dim() == 0:
+            write = g.call("fill_.Tensor", node, src)
+        else:
+            src = g.call("view.default", src, size)
+            if tuple(size) != target:
+                src = g.call("expand.default", src, list(target))
+            write = g.call("copy_.default", node, src)
+    if not recorded:
+        g.bind(x, write)
+    return write
 
 
 def _step_value(g, node, value, key: tuple):
@@ -1243,7 +1332,12 @@ def _listed_index(g, item) -> Tensor:
                         [v.item() if isinstance(v, Tensor) and v.dim() == 0 else v for v in item])
     if values.dtype.kind not in "biu":
         raise NotImplementedError("make_fx: this list index has no tensor form PyTorch records (ints or bools)")
-    constant = _make(values if values.dtype == np.bool_ else values.astype(np.int64))
+    return _lifted_constant(g, _make(values if values.dtype == np.bool_ else values.astype(np.int64)))
+
+
+def _lifted_constant(g, constant: Tensor) -> Tensor:
+    """``constant`` as the graph holds a tensor PyTorch makes from Python values: ``lift_fresh_copy`` of the graph's
+    constant; the tensor returned stands for that node."""
     lifted = _make(constant._data.copy())
     node = g.call("lift_fresh_copy.default", g.node(constant))
     if g.fake_mode is not None:
@@ -1521,6 +1615,8 @@ aten_rule("max")(_extremum("max"))
 aten_rule("min")(_extremum("min"))
 aten_rule("prod", "masked.prod")(_prod)
 aten_rule("amax", "masked.amax")(_by_schema("amax.default"))
+aten_rule("as_strided")(_by_schema("as_strided.default"))  # (size and stride written as lists)
+aten_rule("as_strided_scatter")(_by_schema("as_strided_scatter.default"))
 aten_rule("amin", "masked.amin")(_by_schema("amin.default"))
 aten_rule("argmax", "masked.argmax")(_by_schema("argmax.default"))
 aten_rule("argmin", "masked.argmin")(_by_schema("argmin.default"))
@@ -1623,6 +1719,7 @@ aten_rule("F.nll_loss")(_nll_loss)
 aten_rule("F.cross_entropy")(_cross_entropy)
 aten_rule("layer_norm")(_layer_norm)
 aten_rule("Tensor.getitem")(_getitem)
+aten_rule("Tensor.setitem")(_setitem)
 aten_rule("select")(_select)
 aten_rule("rsub")(_rsub)
 aten_rule("square")(_square)

@@ -133,6 +133,7 @@ class Recording:
         self.strict_backward = False  # make_fx: a gradient computed below the ops refuses instead of freezing
         self.unbacked = None          # export: the values read from tensors as symbols (export/_unbacked.py)
         self.scattered = None         # export's run_decompositions: a view whose write it scatters into the base
+        self.metadata_checks = False  # export: each ``to`` as called, after an ``_assert_tensor_metadata`` of its input
 
     def accumulating_backward(self, args: tuple, kwargs: dict) -> bool:
         """``backward()`` ran inside the captured program (the engine's ``_execute(*args, **kwargs)``): the
@@ -206,6 +207,13 @@ class Recording:
         if self.core_aten:  # PyTorch's core ATen decompositions of the ops outside that opset
             if overload == "t.default":
                 overload, args = "permute.default", (args[0], [1, 0])
+            elif overload == "detach.default":  # (autograd is no part of the core opset)
+                overload = "alias.default"
+            elif overload == "transpose.int":  # (the dims swapped in the identity permutation)
+                perm = list(range(args[0].dim()))
+                i, j = (d % max(len(perm), 1) for d in args[1:3])
+                perm[i], perm[j] = perm[j], perm[i]
+                overload, args = ("permute.default", (args[0], perm)) if i != j else ("alias.default", (args[0],))
             elif overload == "squeeze.dim":
                 overload, args = "squeeze.dims", (args[0], [args[1]])
             elif overload == "squeeze.default":
@@ -217,12 +225,16 @@ class Recording:
                 overload, args = "clamp." + overload.partition(".")[2], (args[0], *bounds)
             else:
                 overload, args, kwargs = self._filled_core(overload, args, kwargs)
-        packet, _, name = overload.partition(".")
         args, kwargs = _aten_rules.shown(overload, args, kwargs)
-        target = getattr(getattr(ops.aten, packet), name)
-        return self.graph.create_node("call_function", target, self.node(args),
+        return self.graph.create_node("call_function", self.target(overload), self.node(args),
                                       {k: self.node(v) for k, v in kwargs.items()},
-                                      name=self.graph._target_to_str(packet))
+                                      name=self.graph._target_to_str(overload.partition(".")[0]))
+
+    @staticmethod
+    def target(overload: str):
+        """``torch.ops.aten.<overload>`` (``"add.Tensor"``): a node's target."""
+        packet, _, name = overload.partition(".")
+        return getattr(getattr(ops.aten, packet), name)
 
     def _filled_core(self, overload: str, args: tuple, kwargs: dict) -> tuple:
         """PyTorch's core decompositions of the fills: ``zeros_like``/``ones_like`` as ``full_like`` (in the tensor's
