@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
+from _oracle import pytorchs_own_script_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -1017,6 +1018,22 @@ def test_a_traced_function_calling_a_scripted_one_prints_pytorchs_call(what, tor
     assert "scaled" in str(getattr(ours, what))
     if what == "inlined_graph":  # (the function's ops, in place of the call)
         assert "aten::mul(%s, %y)" in str(ours.inlined_graph)
+
+
+def test_pytorchs_test_utilities_leave_the_oracles_scripted_calls_alone(torch, monkeypatch):
+    """PyTorch's ``common_utils`` (imported by the op_db tests, so in every worker of a full run) wraps its scripted
+    calls in Python; its tracer then names the call's inputs after the wrapper's locals, not the caller's ``s``.
+    ``_oracle.pytorchs_own_script_calls`` (the conftest's fixture around each test) gives PyTorch's own calls back."""
+    utils = pytest.importorskip("torch.testing._internal.common_utils")
+    monkeypatch.setattr(torch._C.ScriptFunction, "__call__", utils.prof_func_call)  # (as that module leaves it)
+    ours = tt.jit.trace(_calls_scripted_function(tt), _inputs(tt))
+    wrapped = torch.jit.trace(_calls_scripted_function(torch), _inputs(torch))
+    assert "%s : Float" in str(ours.graph) and "%s : Float" not in str(wrapped.graph)
+    with pytorchs_own_script_calls():
+        assert torch._C.ScriptFunction.__call__ is utils.func_call
+        theirs = torch.jit.trace(_calls_scripted_function(torch), _inputs(torch))
+    assert torch._C.ScriptFunction.__call__ is utils.prof_func_call
+    assert _normalised(ours.graph) == _normalised(theirs.graph)
 
 
 def test_a_scripted_function_in_a_trace_never_freezes_its_branch(torch):
