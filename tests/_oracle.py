@@ -5,6 +5,9 @@ tests that read ``torch`` skip where PyTorch is not installed (the conftest's on
 ``TINYTORCH_REQUIRE_TORCH=1`` makes them fail), while the module's other tests, which need no oracle, still run.
 A module that reads PyTorch while it is imported (a parametrization built from its dtypes) is skipped whole, as
 ``importorskip`` at its top would."""
+import contextlib
+import sys
+
 import pytest
 
 _LOADED: list = []
@@ -41,3 +44,27 @@ class _PyTorch:
 
 
 torch = _PyTorch()
+
+
+@contextlib.contextmanager
+def pytorchs_own_script_calls():
+    """PyTorch's own test utilities (``torch.testing._internal.common_utils``, which the op_db tests import when
+    collected, so in every worker of a full run) replace ``ScriptFunction.__call__`` and ``ScriptMethod.__call__``
+    with Python wrappers for the rest of the process. PyTorch's tracer names a scripted call's inputs after the
+    variables of the Python frame that made the call, then the wrapper's (whose locals hold no tensor): a trace
+    prints ``%3`` where a user's prints ``%s``. Inside this block the calls are PyTorch's own again (the originals
+    that module kept); nothing changes where it was not imported."""
+    utils = sys.modules.get("torch.testing._internal.common_utils")
+    originals = (getattr(utils, "func_call", None), getattr(utils, "meth_call", None))
+    if None in originals:
+        yield
+        return
+    classes = (utils.torch._C.ScriptFunction, utils.torch._C.ScriptMethod)
+    before = [cls.__call__ for cls in classes]
+    for cls, call in zip(classes, originals):
+        cls.__call__ = call
+    try:
+        yield
+    finally:
+        for cls, call in zip(classes, before):
+            cls.__call__ = call

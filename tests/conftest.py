@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from hypothesis import settings
+from _oracle import pytorchs_own_script_calls
 
 _REQUIRE_TORCH = os.environ.get("TINYTORCH_REQUIRE_TORCH") == "1"
 _HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
@@ -64,6 +65,15 @@ def _pytorch_distribution_validation_kept():
     yield
     if before is not None and dist.Distribution._validate_args != before:
         dist.Distribution.set_default_validate_args(before)
+
+
+@pytest.fixture(autouse=True)
+def _pytorchs_own_script_calls():
+    """PyTorch's test utilities, which the op_db tests import, wrap its scripted calls in Python for the rest of
+    the process, and its traces then name a scripted call's inputs otherwise than a user's do: each test sees
+    PyTorch's own calls (``_oracle.pytorchs_own_script_calls``)."""
+    with pytorchs_own_script_calls():
+        yield
 
 
 def _is_torch_skip(report) -> bool:

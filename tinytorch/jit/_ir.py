@@ -17,7 +17,9 @@ have built (``Traced``), then prints it as PyTorch's printers do:
   a ``prim::Constant`` (an int list a ``prim::ListConstruct`` of them), a Python number given where the schema
   takes a Tensor a wrapped-number tensor constant (``Long(...) = prim::Constant[value={2}]``); several outputs are
   a ``prim::TupleConstruct``. ``conv2d`` is ``aten::_convolution``, the op PyTorch's tracer records inside it.
-  Attributes are ``prim::GetAttr`` nodes placed first, the last read first; a submodule call is a
+  Attributes are ``prim::GetAttr`` nodes placed first, the last read first (a chain of them where the attribute
+  is deeper: ``self.lin.weight`` read by the forward; an input of the method where it is not under the module's
+  own name, as a submodule or tensor held under several names can be: ``Traced._convert``); a submodule call is a
   ``prim::CallMethod`` of the method made of it (``forward``; the same submodule called again ``forward1``...),
   whose graph a traced submodule's ``.graph`` prints (``traced.linear.graph``), numbered on its own. Tensors carry
   their type as PyTorch writes it: ``Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu)``. A node records
@@ -31,9 +33,9 @@ have built (``Traced``), then prints it as PyTorch's printers do:
 
 What this module cannot print as PyTorch does it refuses with ``NotImplementedError`` (naming what), never printing
 a guess: ops whose ATen schema tinytorch does not declare, in-place ops, indexing, ops with several outputs,
-factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, a submodule
-held under several names that holds parameters or buffers or whose names are in different modules, a scripted
-program called in the trace, a loaded program."""
+factories and dtype arguments, a tensor PyTorch's Python ``torch.nn.functional`` would have named, the inlined
+graph of a scripted program called in the trace (its call, ``prim::CallMethod`` of the module or
+``prim::CallFunction`` of the function's constant, is printed: ``Traced._scripted_call``), a loaded program."""
 from __future__ import annotations
 
 import math
@@ -74,12 +76,13 @@ class Node:
         self.index = None   # the position of its fx node in the recording
         self.callee = None  # a prim::CallMethod's call
         self.scope = None   # ``__module.body/__module.body.0`` (printed in a submodule's graph and inlined_graph)
+        self.scripted = None  # a prim::CallMethod / prim::CallFunction of a scripted program (_trace._ScriptedCall)
 
     def with_inputs(self, inputs: list):
         """The same node (its outputs, the same values) reading ``inputs``: the node as another graph holds it."""
         node = Node(self.kind, inputs, self.attrs, self.source)
         node.outputs, node.schema, node.call, node.scope = self.outputs, self.schema, self.call, self.scope
-        node.index, node.callee = self.index, self.callee
+        node.index, node.callee, node.scripted = self.index, self.callee, self.scripted
         return node
 
 
@@ -270,10 +273,8 @@ class Traced:
         out = program.out_spec
         if not out.is_leaf() and (out.type is not tuple or any(not c.is_leaf() for c in out.children_specs)):
             _refuse("an output other than a tensor or a tuple of tensors")
-        scripted = getattr(program, "scripted", ())
-        if scripted:
-            _refuse(f"the scripted {scripted[0]} it called (PyTorch keeps a call of its compiled graph, a "
-                    "prim::CallMethod or prim::CallFunction; tinytorch's trace holds its ops inlined)")
+        fx_nodes = list(program.gm.graph.nodes)
+        spans = self._scripted_spans(program, module, fx_nodes)
         self.module = module
         self.calls = list(getattr(program, "calls", ()) or ())
         _check_calls(self.calls)
@@ -285,11 +286,16 @@ class Traced:
             self_value = g.value(f"__torch__.{_qualified(type(module))}")
             g.set_name(self_value, "self")
             g.inputs.append(self_value)
-            g.skip(_attribute_count(module))
-        fx_nodes = list(program.gm.graph.nodes)
+            # the tracer's view of each tensor bound again under a later name (a constant per size, their list,
+            # the view: dropped, but numbered, and their reads of the tensor named, _convert)
+            later = _later_bindings(module)
+            g.skip(_attribute_count(module) + sum(t.dim() + 2 for _, t in later))
+        self._attrs: dict = {}      # path of an attribute -> the one value standing for it (PyTorch's TracedAttr)
         for index, n in enumerate(fx_nodes):
             while naming and naming[0][0] <= index:  # names given when this node's op looked at its inputs
-                _, named, name = naming.pop(0)
+                position, named, name = naming.pop(0)
+                if position in spans:  # (a scripted call runs untraced: its ops name nothing)
+                    continue
                 # a parameter's value named by a frame is PyTorch's TracedAttr of it, not the GetAttr made later
                 target = getattr(values.get(named), "traced", None) or values.get(named)
                 if target is not None and target.name is None:
@@ -310,6 +316,9 @@ class Traced:
                 values[n] = v
             elif n.op == "get_attr":
                 values[n] = self._attribute(n)
+            elif index in spans:  # a scripted call's op: the call is made in its place, after its last op
+                if index == spans[index].end - 1:
+                    values[spans[index].output] = self._scripted_call(g, spans[index], values)
             elif n.op == "call_function":
                 values[n] = _op(g, n, values)
             elif n.op == "output":
@@ -320,18 +329,62 @@ class Traced:
                 node.call, node.index = call, index
         # where each value was made: the call whose block holds it (None: the forward itself)
         self.made_in = {o: node.call for node in g.nodes for o in node.outputs}
-        modules: dict = {}
         for c in self.calls:
-            c.module_value = modules.setdefault(c.path, Value(-1, f"__torch__.{_qualified(type(c.module))}"))
+            c.module_value = self._what(tuple(c.path.split(".")), f"__torch__.{_qualified(type(c.module))}")
             c.self_value = Value(-1, c.module_value.type)
             g.set_name(c.self_value, "self")  # (each block's self, in the order the calls began)
             c.outs = []
         self._lift_uses(None)
         self._lift(g.returned, None)
         self._names_of_methods()
-        self._blocks: dict = {}    # call -> [(what it reads, its GetAttr value, attribute name)]
+        self._views = [self._what(path, "Tensor", t) for path, t in later] if module is not None else []
+        self._blocks: dict = {}    # call -> (its chains of GetAttr, the attributes it takes as inputs, their values)
         self._methods: dict = {}   # call -> its method's graph
-        self._name_attributes()
+        self._convert(None)
+
+    def _scripted_spans(self, program, module, fx_nodes: list) -> dict:
+        """{position of a recorded node: the scripted call (``_trace._ScriptedCall``) it ran in}; each call checked
+        to be one PyTorch's tracer records as a call: of tensors, giving one tensor made in it, used after it."""
+        spans: dict = {}
+        position = {n: i for i, n in enumerate(fx_nodes)}
+        for sc in getattr(program, "scripted", ()):
+            if sc.inputs is None or None in sc.inputs:
+                _refuse(f"the scripted {sc.name} called with arguments other than the program's tensors")
+            if sc.output is None or not sc.start <= position[sc.output] < sc.end:
+                _refuse(f"the scripted {sc.name}, whose result is not one tensor it computed")
+            for n in fx_nodes[sc.start:sc.end]:
+                if n is not sc.output and n.op == "call_function" and any(
+                        not sc.start <= position[u] < sc.end for u in n.users):
+                    _refuse(f"the scripted {sc.name}, a value of which is used after it other than its result")
+            if sc.module is not None:  # (read by its last name: the tracer binds the module again under each)
+                paths = [p for p, m in module.named_modules(remove_duplicate=False) if m is sc.module and p] \
+                    if module is not None else []
+                if not paths:
+                    _refuse(f"the scripted {sc.name} called as a module that is not a submodule of the traced one")
+                sc.path = tuple(paths[-1].split("."))
+            spans.update((i, sc) for i in range(sc.start, sc.end))
+        return spans
+
+    def _scripted_call(self, g: Graph, sc, values: dict) -> Value:
+        """PyTorch's node for a scripted call: ``prim::CallMethod`` on the module (an attribute read as any other),
+        or ``prim::CallFunction`` of the function's constant; its result typed as the trace saw it."""
+        for named, name in sc.names:
+            target = getattr(values.get(named), "traced", None) or values.get(named)
+            if target is not None and target.name is None:
+                g.set_name(target, name)
+        args = [values[i] for i in sc.inputs]
+        out_type = tensor_type(sc.output.meta["val"])
+        if sc.module is not None:
+            original = getattr(sc.module, "_original", sc.module)
+            what = self._what(sc.path, f"__torch__.{_qualified(type(original))}")
+            node = g.add("prim::CallMethod", [what] + args, out_type, '[name="forward"]')
+        else:
+            fn = getattr(sc.fn, "__func__", sc.fn)
+            function = g.add("prim::Constant", [], "Function", f'[name="{fn.__name__}"]').outputs[0]
+            function.constant = ("function", f"__torch__.{_qualified_function(fn)}")
+            node = g.add("prim::CallFunction", [function] + args, out_type)
+        node.scripted = sc
+        return node.outputs[0]
 
     def _lift(self, v: Value, user) -> None:
         """A value used in ``user``'s block (a call, None: the forward) but made in a block inside another: each
@@ -370,9 +423,21 @@ class Traced:
         owner_path, _, attr = n.target.rpartition(".")
         if self.module is None or (owner_path or attr) and not _has_tensor(self.module, n.target):
             _refuse(f"the tensor {n.target} the program read, which PyTorch holds as a constant")
-        v = Value(-1, "Tensor")  # the attribute as the tracer holds it; each block reads it by a GetAttr of its own
-        v.attr, v.owner = attr, owner_path
-        v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
+        # the attribute as the tracer holds it (by the first name it was bound under); each block reads it by a
+        # GetAttr of its own
+        v = self._what(tuple(n.target.split(".")), "Tensor", _tensors(self.module)[n.target])
+        if not hasattr(v, "traced"):
+            v.traced = Value(-1, "Tensor")  # PyTorch's TracedAttr, which a frame's local name may take first
+        return v
+
+    def _what(self, path: tuple, type_: str, tensor=None) -> Value:
+        """The one value standing for the attribute at ``path`` (a tensor's first name, a submodule's scope): its
+        GetAttr's type ``type_``; as an input of a method taking it, the tensor's type or the module's."""
+        v = self._attrs.get(path)
+        if v is None:
+            v = self._attrs[path] = Value(-1, type_)
+            v.path = path
+            v.input_type = type_ if tensor is None else tensor_type(tensor)
         return v
 
     def _names_of_methods(self) -> None:
@@ -392,46 +457,66 @@ class Traced:
         items += [(c.start, 0, k, c) for k, c in enumerate(self.calls) if c.parent is call]
         return [item[-1] for item in sorted(items, key=lambda item: item[:3])]
 
-    def _reads(self, call) -> list:
-        """(what, its GetAttr value, attribute name) for each attribute ``call``'s block (None: the forward) reads:
-        a parameter or buffer its ops read, a submodule it calls; in the order first read."""
-        if call in self._blocks:
-            return self._blocks[call]
-        reads, seen = [], {}
-        path = call.path if call is not None else ""
+    def _convert(self, call) -> None:
+        """The attribute reads of ``call``'s block (None: the forward) as PyTorch's ``ConvertTracedAttrReferences``
+        makes them, blocks inside first: going through its nodes (a call's block before the call itself, which
+        reads its module, then the attributes its block takes as inputs), each attribute read the first time in the
+        block becomes a chain of ``prim::GetAttr`` from the block's ``self`` where the attribute's path is under
+        the block's scope (``self.lin.weight`` read in the forward: ``lin``, then ``weight``), else an input of the
+        block, which its caller gives in turn. Each GetAttr is named as it is made (a name taken moves the older
+        value to ``name.1``: a Sequential's first Linear reads ``%bias.1``). The forward's block starts with the
+        views of the tensors bound again under later names, each reading the tensor's first name (dropped later,
+        their GetAttrs' names stay taken)."""
+        prefix = () if call is None else tuple(call.path.split("."))
+        chains, captures, local = [], [], {}
+        self._blocks[call] = (chains, captures, local)
+
+        def resolve(what: Value) -> None:
+            if what in local:
+                return
+            if what.path[:len(prefix)] != prefix:  # above this block's scope: an input, given by the caller
+                local[what] = Value(-1, what.input_type)
+                captures.append(what)
+                return
+            links = []
+            for k in range(len(prefix), len(what.path)):
+                atom = what.path[k]
+                inner = ".".join(what.path[:k + 1])
+                type_ = what.type if k == len(what.path) - 1 else \
+                    f"__torch__.{_qualified(type(self.module.get_submodule(inner)))}"
+                v = Value(-1, type_)
+                self.raw.set_name(v, atom if atom.isidentifier() else f"_{atom}")
+                links.append((atom, v))
+            chains.append(links)
+            local[what] = links[-1][1]
+        if call is None:
+            for what in self._views:
+                resolve(what)
         for item in self._direct(call):
             if isinstance(item, Node):
                 for v in item.inputs:
-                    if getattr(v, "attr", None) is None or v in seen:
-                        continue
-                    if v.owner != path:
-                        _refuse(f"{v.owner + '.' if v.owner else ''}{v.attr} read outside its module's forward "
-                                "(PyTorch reads it through a chain of prim::GetAttr)")
-                    seen[v] = Value(-1, "Tensor")
-                    reads.append((v, seen[v], v.attr))
-            elif item.module_value not in seen:
-                seen[item.module_value] = Value(-1, item.module_value.type)
-                reads.append((item.module_value, seen[item.module_value], item.path.rpartition(".")[2]))
-        self._blocks[call] = reads
-        return reads
+                    if getattr(v, "path", None) is not None:
+                        resolve(v)
+            else:
+                self._convert(item)
+                resolve(item.module_value)
+                for what in self._blocks[item][1]:
+                    resolve(what)
 
-    def _name_attributes(self) -> None:
-        """Name the GetAttr values as PyTorch's lifting does: block by block, each call's after the calls inside
-        it, the forward's last; a name taken moves the older value to ``name.1`` (so a Sequential's first Linear
-        reads ``%bias.1``)."""
-        for call in sorted(self.calls, key=lambda c: (c.end, -c.depth)) + [None]:
-            for _, value, name in self._reads(call):
-                self.raw.set_name(value, name if name.isidentifier() else f"_{name}")
-
-    def _getattrs(self, call, self_value: Value, values: dict) -> list:
-        """The ``prim::GetAttr`` nodes ``call``'s block starts with, on ``self_value``: the last read first (each
-        was inserted before the others); ``values`` maps what each reads to its GetAttr's value."""
-        nodes = []
-        for what, value, name in reversed(self._reads(call)):
-            node = Node("prim::GetAttr", [self_value], f'[name="{name}"]')
-            node.outputs.append(values.setdefault(what, value))
-            nodes.append(node)
-        return nodes
+    def _getattrs(self, call, self_value: Value, made) -> tuple[list, dict]:
+        """The ``prim::GetAttr`` nodes ``call``'s block starts with, on ``self_value``: the last chain made first
+        (each was inserted before the others), a chain in its order; ``made(value, node)``: the value this graph
+        holds for a GetAttr's. Returns the nodes and {attribute: its value here}."""
+        chains, _, local = self._blocks[call]
+        nodes, here = [], {}
+        for links in reversed(chains):
+            owner = self_value
+            for atom, v in links:
+                node = Node("prim::GetAttr", [owner], f'[name="{atom}"]')
+                owner = here[v] = made(v, node)
+                node.outputs.append(owner)
+                nodes.append(node)
+        return nodes, {what: here[v] for what, v in local.items() if v in here}
 
     def _call_node(self, c, inputs: list, out: Value) -> Node:
         node = Node("prim::CallMethod", inputs, f'[name="{c.method_name}"]')
@@ -450,13 +535,12 @@ class Traced:
         g._names, g._suffixes = dict(raw._names), dict(raw._suffixes)
         g.inputs = list(raw.inputs)
         self_value = raw.inputs[0] if self.module is not None else None
-        replaced: dict = {}
-        g.nodes = self._getattrs(None, self_value, replaced) if self_value is not None else []
+        g.nodes, replaced = self._getattrs(None, self_value, _placed) if self_value is not None else ([], {})
         # the values made and dropped: per call its block's self and a result for each value it gives out; the
         # GetAttrs; then, call by call as their methods are made, a None (and its place) where a block gives out
         # nothing, the tuple of its results, the call's tuple and their unpacking where it gives out several
         g._next = raw._next + sum(1 + len(c.outs) for c in self.calls)
-        g._next += sum(len(self._reads(c)) for c in [None] + self.calls)
+        g._next += sum(sum(map(len, chains)) + len(taken) for chains, taken, _ in self._blocks.values())
         unpacked: dict = {}
         for c in sorted(self.calls, key=lambda c: (c.end, -c.depth)):
             if len(c.outs) > 1:
@@ -513,17 +597,18 @@ class Traced:
             g.inputs.append(c)
             g.captured.append(v)
             return c
-        nodes = []
-        for what, got, name in reversed(self._reads(call)):  # (the last read first, as in the block)
-            node = Node("prim::GetAttr", [me], f'[name="{name}"]')
-            local[what] = out = value(got.type, node, like=got)
-            node.outputs.append(out)
-            nodes.append(node)
+        for what in self._blocks[call][1]:  # the attributes its caller gives: inputs after self
+            local[what] = taken = value(what.input_type)
+            g.inputs.append(taken)
+            g.captured.append(what)
+        nodes, attrs = self._getattrs(call, me, lambda v, node: value(v.type, node, like=v))
+        local.update(attrs)
         calls = []
         for item in self._direct(call):
             if isinstance(item, Node):
                 node = Node(item.kind, [], item.attrs, item.source)
                 node.schema, node.call, node.scope = item.schema, item.call, _scope(item.call)
+                node.scripted = item.scripted
                 for o in item.outputs:
                     local[o] = out = value(o.type, node, like=o)
                     node.outputs.append(out)
@@ -599,13 +684,17 @@ class Traced:
                 v = redirect[v]
             return v
         for node in source.nodes:
-            if node.kind != "prim::CallMethod":
+            if node.scripted is not None:
+                inputs, body, returned = _scripted_function_graph(node)
+                arguments = node.inputs[1:]  # (after the function's constant)
+            elif node.kind != "prim::CallMethod":
                 made = node.with_inputs([read(v) for v in node.inputs])
                 made.outputs = [new[v] for v in node.outputs]
                 g.nodes.append(made)
                 continue
-            inputs, body, returned = self._optimized(node.callee)
-            local = {v: read(a) for v, a in zip(inputs, node.inputs)}
+            else:
+                (inputs, body, returned), arguments = self._optimized(node.callee), node.inputs
+            local = {v: read(a) for v, a in zip(inputs, arguments)}
             for item in body:
                 made = item.with_inputs([local[v] for v in item.inputs])
                 made.outputs = []
@@ -614,6 +703,8 @@ class Traced:
                     made.outputs.append(c)
                 g.nodes.append(made)
             redirect[new[node.outputs[0]]] = local[returned]
+            if node.scripted is not None and new[node.outputs[0]].name is not None:  # (its name goes to the result)
+                g.set_name(local[returned], new[node.outputs[0]].name)
         g.returned = read(source.returned)
         return g
 
@@ -624,6 +715,7 @@ class Traced:
         m = self.method(call)
         body, swap = [], {}
         for node in m.nodes:
+            _no_scripted_inlining(node)
             if node.kind != "prim::CallMethod":
                 body.append(node.with_inputs([swap.get(v, v) for v in node.inputs]))
                 continue
@@ -644,6 +736,31 @@ class Traced:
         rest = [n.with_inputs([pooled.get(v, v) for v in n.inputs]) for n in body if n.kind != "prim::Constant"]
         returned = swap.get(m.returned, m.returned)
         return m.inputs, list(reversed(constants)) + rest, pooled.get(returned, returned)
+
+
+def _scripted_function_graph(node: Node) -> tuple:
+    """(inputs, nodes, result) of the graph of the scripted function ``node`` calls, as PyTorch's inliner takes it
+    (its ``optimized_graph``: ``_script_ir``'s graph, its constants pooled once more, which reverses their order);
+    a module's method, or a graph that calls, refused."""
+    sc = node.scripted
+    _no_scripted_inlining(node, sc.module is None)
+    callee = sc.compiled_graph()
+    if any(n.kind in ("prim::CallMethod", "prim::CallFunction", "prim::GetAttr") for n in callee.nodes):
+        _no_scripted_inlining(node)
+    return callee.inputs, callee.nodes, callee.returned
+
+
+def _no_scripted_inlining(node: Node, allowed: bool = False) -> None:
+    if allowed:
+        return
+    if node.scripted is not None:
+        _refuse(f"the inlined graph of the scripted {node.scripted.name} it called (PyTorch inlines the compiled "
+                "graph, optimized; tinytorch prints a scripted program's graph, not that)")
+
+
+def _placed(v: Value, node: Node) -> Value:
+    v.node = node
+    return v
 
 
 def _returned_type(call) -> str:
@@ -669,7 +786,32 @@ def _scope(call) -> str | None:
 
 
 def _has_tensor(module, target: str) -> bool:
-    return target in dict(module.named_parameters()) or target in dict(module.named_buffers())
+    return target in _tensors(module)
+
+
+def _tensors(module) -> dict:
+    return {**dict(module.named_buffers()), **dict(module.named_parameters())}
+
+
+def _later_bindings(module) -> list:
+    """(the first path, tensor) for each parameter or buffer PyTorch's tracer binds again: it binds a module's
+    tensors, then its submodules' (each name of a shared one), and a tensor met before gets a view of it."""
+    first: dict = {}
+    later = []
+
+    def walk(mod, prefix: tuple) -> None:
+        for name, t in list(mod._parameters.items()) + list(mod._buffers.items()):
+            if t is None:
+                continue
+            if id(t) in first:
+                later.append((first[id(t)], t))
+            else:
+                first[id(t)] = prefix + (name,)
+        for name, child in mod._modules.items():
+            if child is not None:
+                walk(child, prefix + (name,))
+    walk(module, ())
+    return later
 
 
 def _check_calls(calls: list) -> None:
@@ -686,6 +828,15 @@ def _qualified(cls) -> str:
     if module.startswith("tinytorch."):
         module = "torch." + module[len("tinytorch."):]
     return cls.__qualname__ if module == "__main__" else f"{module}.{cls.__qualname__}"
+
+
+def _qualified_function(fn) -> str:
+    """A scripted function's name as PyTorch qualifies it: its module and ``__name__`` (not where it was defined
+    inside another function)."""
+    module = fn.__module__
+    if module.startswith("tinytorch."):
+        module = "torch." + module[len("tinytorch."):]
+    return fn.__name__ if module == "__main__" else f"{module}.{fn.__name__}"
 
 
 def _attribute_count(module) -> int:
@@ -783,7 +934,7 @@ def _eliminate_dead(g: Graph) -> None:
     while True:
         uses = _uses(g)
         dead = [n for n in g.nodes if n.outputs and not any(o in uses for o in n.outputs)
-                and n.kind != "prim::CallMethod"]
+                and n.kind not in ("prim::CallMethod", "prim::CallFunction")]
         if not dead:
             return
         g.nodes = [n for n in g.nodes if n not in dead]
@@ -911,6 +1062,9 @@ class _Code:
             attr = node.attrs[len('[name="'):-len('"]')]
             owner = self.expr(node.inputs[0])
             return f"{owner}.{attr}" if attr.isidentifier() else f'getattr({owner}, "{attr}")'
+        if node.kind == "prim::CallFunction":
+            name = node.inputs[0].constant[1]
+            return f"{name}({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
         if node.kind == "prim::CallMethod":  # (a trailing ", " after each argument, as PythonPrint writes)
             method = node.attrs[len('[name="'):-len('"]')]
             return f"({self.expr(node.inputs[0])}).{method}({''.join(self.expr(v) + ', ' for v in node.inputs[1:])})"
@@ -1022,7 +1176,8 @@ def print_code(g: Graph, name: str, method: bool, self_name: str = "self") -> st
         else:
             ident = code.name_for(v)
         code.exprs[v] = ident
-        params.append(ident if method and i == 0 else f"{ident}: Tensor")
+        annotation = v.type if v.type.startswith("__torch__.") else "Tensor"  # (a module taken as an input)
+        params.append(ident if method and i == 0 else f"{ident}: {annotation}")
     code.scan()
     body = code.write()
     joined = ",\n    ".join(params)
@@ -1051,7 +1206,7 @@ class NoMethod(Exception):
     """The submodule at this path was not called as a module in the trace: PyTorch made it no method."""
 
 
-def texts(program, module=None, name: str = "forward", path: str | None = None) -> tuple[str, str, str]:
+def texts(program, module=None, name: str = "forward", path: str | None = None):
     """(``.graph``, ``.inlined_graph``, ``.code``) of a traced program; ``module``: the traced module; ``path``:
     of its submodule there, the method PyTorch made of that submodule's (first) call."""
     traced = Traced(program, module)
@@ -1062,4 +1217,22 @@ def texts(program, module=None, name: str = "forward", path: str | None = None) 
         if call is None:
             raise NoMethod(path)
         g = traced.method(call)
-    return print_graph(g), print_graph(traced.inlined(g)), print_code(g, name, module is not None)
+    return _Texts(traced, g, name, module is not None)
+
+
+class _Texts(tuple):
+    """(``.graph``, ``.inlined_graph``, ``.code``), each printed when asked for (one may be refused alone)."""
+
+    def __new__(cls, traced, g: Graph, name: str, method: bool):
+        self = super().__new__(cls, (0, 1, 2))
+        self._traced, self._g, self._name, self._method = traced, g, name, method
+        return self
+
+    def __getitem__(self, i):
+        if i == 0:
+            return print_graph(self._g)
+        if i == 1:
+            return print_graph(self._traced.inlined(self._g))
+        if i == 2:
+            return print_code(self._g, self._name, self._method)
+        raise IndexError(i)

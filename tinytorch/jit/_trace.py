@@ -18,7 +18,9 @@ signature (the tensors' shapes and dtypes, the other arguments' values, a module
 Python arguments are never frozen wrongly. Where the program reads a tensor's value into Python (data-dependent
 control flow, which TorchScript compiles) the call raises instead of freezing it. ``.graph`` and ``.code`` of a
 scripted function or module print what PyTorch's compiler makes of its source (``_script_ir.py``), for the
-straight-line subset that module compiles; outside it they raise ``NotImplementedError`` naming the construct."""
+straight-line subset that module compiles; outside it they raise ``NotImplementedError`` naming the construct. A
+scripted program called by a traced one runs its ops inline (a value read from a tensor there raises); the trace
+notes the call (``_ScriptedCall``), which ``_ir.py`` prints as PyTorch's call of the compiled graph."""
 from __future__ import annotations
 
 import contextlib
@@ -138,7 +140,7 @@ class _Program:
 
     local_names = None
     calls = ()
-    scripted = ()  # the scripted programs the trace called (their ops inlined: _ir.py refuses to print it)
+    scripted = ()  # the scripted programs the trace called (_ScriptedCall: their ops inlined, _ir.py calls them)
     repeated = ()  # the positions of inputs that were a tensor given before (the tracer's view of it, _ir.py)
 
     def __init__(self, gm: GraphModule, in_spec, out_spec, shapes, params: frozenset):
@@ -202,14 +204,13 @@ class _Recording(_capture.Recording):
         # tensor where the op was called): PyTorch's tracer names a value so when an op first takes it (_ir.py)
         self.local_names: list = []
         self.calls: list = []       # the submodule calls, in the order made (_Call)
-        self.scripted: list = []    # the names of the scripted programs called (_Scripted._traced_through)
+        self.scripted: list = []    # the scripted programs called (_ScriptedCall, _Scripted._traced_through)
+        self.in_script = 0          # inside a scripted call: its ops are that call's, its submodules no calls
         self._open: list = []       # the calls running now, innermost last
 
     def enter_call(self, path: str, module, args, kwargs):
         parent = self._open[-1] if self._open else None
         call = _Call(path, module, parent, len(self.graph.nodes))
-        if " (also " in path:
-            call.problem = "is held under several names"
         tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
         call.inputs = [self.nodes.get(id(a)) for a in args] if tensors else []
         if not tensors or None in call.inputs:
@@ -291,6 +292,25 @@ def _calling_frame():
 _CALL_PATHS = (Module._call_impl.__code__, Module._call_with_hooks.__code__)
 
 
+class _ScriptedCall:
+    """One call of a scripted function or module's forward by the program being traced: where its ops (recorded
+    inline, so that the traced program runs them) start and end among the recorded nodes, the nodes of its tensor
+    inputs (None where it took other values) and of its result (None: not a tensor). ``_ir.py`` prints it as
+    PyTorch's ``prim::CallMethod`` or ``prim::CallFunction`` of the compiled graph."""
+
+    def __init__(self, scripted, module, start: int, inputs):
+        self.name, self.fn, self.module = scripted.name, scripted.fn, module
+        self.start, self.end, self.inputs, self.output = start, start, inputs, None
+        self.names: list = []  # (fx node, the caller's variable holding it): names PyTorch gives its inputs
+
+    def compiled_graph(self):
+        """The function's graph as PyTorch's inliner takes it (its ``optimized_graph``: ``_script_ir``'s graph,
+        its constants pooled once more, which reverses their order)."""
+        callee = _script_ir.compile_graph(getattr(self.fn, "__func__", self.fn))
+        _script_ir._pool_constants(callee)
+        return callee
+
+
 class _Call:
     """One call of a submodule during a trace: where its ops start and end among the recorded nodes, the nodes of
     its inputs and output (``_ir.py`` makes PyTorch's ``prim::CallMethod`` of it)."""
@@ -303,16 +323,19 @@ class _Call:
         self.problem = None  # what makes it a call _ir.py cannot print as PyTorch does
 
 
-def _shared_problem(module: Module, sub: Module, paths: list) -> bool:
-    """Whether ``sub``, held under several names (``paths``), is a module whose calls ``_ir.py`` cannot print as
-    PyTorch does. Names under one module: PyTorch's tracer calls it by the first (``named_children`` skips the
-    others), which ``_ir.py`` follows. But a tensor it holds is bound again for each later name, as a view (a
-    constant per size, their list, the view), and that view's read of the tensor becomes a chain of GetAttr from
-    the top (all dropped, yet numbered and named: the later GetAttrs of the tensor read ``bias.3``), which
-    ``_ir.py`` does not follow; and names under several modules make the last name its scope, read through the
-    other's block."""
-    owners = {id(module.get_submodule(p.rpartition(".")[0])) for p in paths}
-    return len(owners) > 1 or any(True for _ in sub.parameters()) or any(True for _ in sub.buffers())
+def _scope_paths(module: Module) -> dict:
+    """id(submodule) -> the path PyTorch's tracer names its calls' scope by (``__module.<path>``): it registers
+    each module's children (``named_children``, which skips a second name under one module), the children's
+    children after them, a later name of an instance in another module replacing the earlier one; so a submodule
+    held under several names takes the last of them that is not a repeat within one module."""
+    paths: dict = {}
+
+    def register(mod: Module, prefix: str) -> None:
+        for name, child in mod.named_children():
+            paths[id(child)] = prefix + name
+            register(child, prefix + name + ".")
+    register(module, "")
+    return paths
 
 
 @contextlib.contextmanager
@@ -320,19 +343,17 @@ def _watching_calls(module: Module, rec: _Recording):
     """Each submodule's calls noted in ``rec`` while the trace runs: its instance's ``forward`` wraps the class's
     for that time (Module.__call__, the eager path, is left alone)."""
     wrapped = []
-    names: dict = {}
-    for path, sub in module.named_modules(remove_duplicate=False):
-        names.setdefault(id(sub), []).append(path)
-    for path, sub in module.named_modules():
-        if sub is module or "forward" in sub.__dict__:
-            continue
-        if len(names[id(sub)]) > 1 and _shared_problem(module, sub, names[id(sub)]):
-            path = f"{path} (also {', '.join(names[id(sub)][1:])})"
+    scopes = _scope_paths(module)
+    for _, sub in module.named_modules():
+        if sub is module or "forward" in sub.__dict__ or isinstance(sub, RecursiveScriptModule):
+            continue  # (a scripted module's call is no scope: PyTorch calls its compiled method, _traced_through)
+        path = scopes[id(sub)]
 
         def forward(*args, _sub=sub, _path=path, **kwargs):
             # a call through Module.__call__ in the tracing thread (PyTorch's tracer makes a scope of those only;
             # ``sub.forward(x)`` called directly runs in its caller's)
-            if _capture._THREAD.recording is not rec or sys._getframe(1).f_code not in _CALL_PATHS:
+            if (_capture._THREAD.recording is not rec or rec.in_script
+                    or sys._getframe(1).f_code not in _CALL_PATHS):
                 return type(_sub).forward(_sub, *args, **kwargs)
             call = rec.enter_call(_path, _sub, args, kwargs)
             out = type(_sub).forward(_sub, *args, **kwargs)
@@ -502,6 +523,8 @@ class TracedModule(ScriptModule):
         self._non_persistent_buffers_set.update(getattr(orig, "_non_persistent_buffers_set", ()))
         for name, child in orig._modules.items():
             self._modules[name] = None if child is None else TracedModule._like(child)
+        if isinstance(orig, RecursiveScriptModule):  # (kept as PyTorch keeps it: its texts are the scripted ones)
+            object.__setattr__(self, "_scripted_original", orig)
         return self
 
     def _get_name(self) -> str:
@@ -514,6 +537,14 @@ class TracedModule(ScriptModule):
         """``what`` (graph, inlined_graph, code) of the method PyTorch made of this submodule's first call
         (``_ir.py``)."""
         root, path = self.__dict__.get("_root"), self.__dict__.get("_path")
+        scripted = self.__dict__.get("_scripted_original")
+        if scripted is not None:
+            if what == "inlined_graph":
+                name = type(scripted._original).__name__
+                raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: the inlined "
+                                          f"graph of the scripted {name} (PyTorch inlines its compiled graph, "
+                                          "optimized; tinytorch prints its graph, not that)")
+            return str(getattr(scripted, what))
         if root is None:
             raise NotImplementedError("tinytorch cannot print this traced program as TorchScript: a submodule "
                                       "of a loaded program")
@@ -670,7 +701,7 @@ class _Scripted:
     def __call__(self, owner, args, kwargs):
         rec = _capture._THREAD.recording
         if isinstance(rec, _Recording):  # called by a program being traced
-            return self._traced_through(rec, args, kwargs)
+            return self._traced_through(rec, owner, args, kwargs)
         if kwargs:
             args = _bind(self.fn, args, kwargs)
         key = _signature(args, self.module)
@@ -695,18 +726,33 @@ class _Scripted:
         ts = tuple(x for x in pytree.tree_leaves(args) if isinstance(x, Tensor))
         return entry.run(owner, ts)
 
-    def _traced_through(self, rec: _Recording, args, kwargs):
+    def _traced_through(self, rec: _Recording, owner, args, kwargs):
         """Inside ``torch.jit.trace``: PyTorch calls the compiled graph (``prim::CallMethod``,
         ``prim::CallFunction``), which keeps its control flow. Here its ops join the trace's graph, so a value it
-        reads from a tensor raises as in a scripted call (never frozen); ``_ir.py`` refuses to print the trace."""
-        rec.scripted.append(self.name)
+        reads from a tensor raises as in a scripted call (never frozen); ``_ir.py`` prints the call (the outermost
+        one: a call inside it is its own)."""
+        outermost = not rec.in_script
+        if outermost:
+            tensors = all(isinstance(a, Tensor) for a in args) and not kwargs
+            call = _ScriptedCall(self, owner, len(rec.graph.nodes),
+                                 [rec.nodes.get(id(a)) for a in args] if tensors else None)
+            if owner is None:  # a function's call names its inputs after the caller's variables (a module's is
+                # made in PyTorch's Module.__call__, whose frame holds no tensor)
+                call.names = [(rec.nodes.get(id(t)), name) for t, name in rec._local_names(args, {}, False)]
         reads = _capture._THREAD.reads
         refused = reads.refuse_values
         reads.refuse_values = self.name
+        rec.in_script += 1
         try:
-            return self.fn(*args, **kwargs)
+            out = self.fn(*args, **kwargs)
         finally:
             reads.refuse_values = refused
+            rec.in_script -= 1
+        if outermost:
+            call.end = len(rec.graph.nodes)
+            call.output = rec.nodes.get(id(out)) if isinstance(out, Tensor) else None
+            rec.scripted.append(call)
+        return out
 
     def graph(self):
         """PyTorch's compiled graph of the source (``_script_ir.py``; refused outside its subset)."""
