@@ -388,8 +388,9 @@ def _record(fn, args: tuple, module: Module | None, reads: _Reads, strict: bool,
         bound.append(leaf)
     if repeated:
         args = pytree.tree_unflatten(bound, in_spec)
-    # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some)
-    before = {id(o) for o in gc.get_objects() if issubclass(type(o), Tensor)}
+    # by type, not isinstance: a dead weakref.proxy among the objects raises on isinstance (torch.compile leaves some);
+    # each held until the trace ends, so that no tensor made during it can take a freed one's id (and pass as old)
+    before = {id(o): o for o in gc.get_objects() if issubclass(type(o), Tensor)}
     calls = _watching_calls(module, rec) if module is not None else contextlib.nullcontext()
     with _capture.capturing(rec), _capture.watching(reads), calls:
         out = fn(*args)
