@@ -133,7 +133,8 @@ def test_float32_layer_mostly_on_pytorchs_floats():
     touts, tgrads = _step(torch, tm, torch.tensor(xs, requires_grad=True))
     same_out = np.mean(np.concatenate([(a == b).ravel() for a, b in zip(_arrays(outs), _arrays(touts))]))
     same_grad = np.mean(np.concatenate([(a == b).ravel() for a, b in zip(_arrays(grads), _arrays(tgrads))]))
-    out_floor, grad_floor = (0.2, 0.1) if REFERENCE else (OUT_FLOOR, GRAD_FLOOR)  # the cells: 0.22 and 0.125
+    # (the cells' plain formulas: 0.22 and 0.125 on AVX-512, 0.196 and 0.122 on AVX2 with PyTorch's DEFAULT path)
+    out_floor, grad_floor = (0.18, 0.1) if REFERENCE else (OUT_FLOOR, GRAD_FLOOR)
     assert same_out >= out_floor and same_grad >= grad_floor, (same_out, same_grad)
 
 
