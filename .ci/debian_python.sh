@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # README's two commands on a Debian release's own Python, as a user's machine has it:
 #
-#     .ci/debian_python.sh DIST [PYTHON]      e.g.  .ci/debian_python.sh trixie   (Python 3.13)
-#                                                   .ci/debian_python.sh sid python3.14
+#     .ci/debian_python.sh DIST [PYTHON [collect]]   e.g.  .ci/debian_python.sh trixie   (Python 3.13)
+#                                                          .ci/debian_python.sh sid python3.14
 #
 # debootstrap builds a minimal DIST from this machine's Debian mirror; inside it Debian's PYTHON (default python3)
 # makes a venv, `pip install -e ".[test]"` of a copy of the checkout takes the registry's newest numpy, the main job
 # must print README's lines (.ci/readme_lines.py), and pytest runs the suite. PyTorch is not installed there (its
 # comparisons skip, the outputs it printed and the suite stores stand in); like CI's numpy-floor stage, the suite
 # leaves out what does no arithmetic of numpy's own (the layout tests, the whole programs, the launcher, the
-# ecosystem). Needs root (debootstrap, chroot, mount).
+# ecosystem). With ``collect`` the suite is only collected (every test module imports on that Python): CI runs one
+# release's suite whole and the other's collection, the two on its two cores beside the main stages. Needs root
+# (debootstrap, chroot, mount).
 set -euo pipefail
 dist=$1
 python=${2:-python3}
+what=${3:-suite}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 data=${TINYTORCH_DATA_ROOT:-$(dirname "$repo")/shared/datasets}
 stamp() { echo "[$dist $(date +%T)] $*"; }
@@ -88,8 +91,14 @@ stamp "README's main job"
 inside "python train_fashion_mnist.py --data-root ../shared/datasets --no-download" > "$work/main.txt" 2> "$work/main.err"
 python3 "$repo/.ci/readme_lines.py" < "$work/main.txt"
 
-stamp "the suite (PyTorch absent: its comparisons skip)"
-inside "pytest -p no:cacheprovider --ignore=tests/house --ignore=tests/distributed --ignore=tests/ecosystem \
+leave_out="--ignore=tests/house --ignore=tests/distributed --ignore=tests/ecosystem \
     --ignore=tests/scripts/test_scripts_train_fashion_mnist.py --ignore=tests/scripts/test_scripts_char_lm.py \
     --ignore=tests/scripts/test_scripts_vae.py"
+if [ "$what" = collect ]; then
+    stamp "the suite's collection (PyTorch absent)"
+    inside "set -o pipefail; pytest -p no:cacheprovider --collect-only $leave_out | tail -n 3"
+else
+    stamp "the suite (PyTorch absent: its comparisons skip)"
+    inside "pytest -p no:cacheprovider $leave_out"
+fi
 stamp "done"

@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -85,8 +86,9 @@ def main() -> int:
     same_blas = blas_fingerprint(args.python_a) == blas_fingerprint(args.python_b)
     print(f"the two numpys' BLAS give {'the same' if same_blas else 'different'} float32 products", flush=True)
     bad = 0
+    pool = ThreadPoolExecutor(2)  # each job under both Pythons at once (two processes: two cores' worth of work)
     for name, argv in jobs(os.path.abspath(args.data_root)).items():
-        a, b = run(args.python_a, argv), run(args.python_b, argv)
+        a, b = pool.map(run, (args.python_a, args.python_b), (argv, argv))
         same = a == b
         verdict = "same" if same else "DIFFERENT"
         if not same and not same_blas and numbers_close(a, b):
