@@ -63,6 +63,32 @@ def test_conv_transpose3d_gradient_layout(torch, device, shape, kw):
 
 
 @pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("shape,kernel,kw", [((2, 3, 4, 5, 6), (3, 3, 3), {"padding": "same"}),
+                                             ((2, 3, 4, 5, 6), (2, 3, 2), {"padding": "same"}),
+                                             ((1, 1, 5, 4, 4), (2, 2, 2), {"padding": "same", "dilation": 2}),
+                                             ((3, 4, 5, 6), (3, 3, 3), {"padding": 1}),
+                                             ((2, 3, 5, 4, 4), (2, 2, 2), {"stride": 2})])
+def test_conv3d_gradient_layout(torch, device, shape, kernel, kw):
+    """conv3d's result and its input's gradient: contiguous, as PyTorch's (the composite's depth-as-batch order
+    once came back as the input gradient's strides), with "same" padding too, odd and even kernels."""
+    seen = []
+    channels = shape[-4]
+    for L in (torch, tinytorch):
+        x = _make(L, shape, device).requires_grad_()
+        w = _make(L, (2, channels) + kernel, device, seed=1).requires_grad_()
+        b = _make(L, (2,), device, seed=2).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch's warning for an even kernel's padded copy
+            y = L.nn.functional.conv3d(x, w, b, **kw)
+        outs = (y,) + L.autograd.grad(y, (x, w, b), _make(L, tuple(y.shape), device, seed=3))
+        seen.append(outs)
+    assert [_seen(t, False) for t in seen[1]] == [_seen(t, False) for t in seen[0]]
+    if device == "cpu":  # the values too (float32 sums in other orders: close)
+        for ours, theirs in zip(seen[1], seen[0]):
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
 def test_nonzero_static_layout(torch, device):
     seen = []
     for L in (torch, tinytorch):
