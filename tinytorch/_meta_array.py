@@ -3,7 +3,8 @@
 The ops run their numpy code on it unchanged. numpy hands these arrays to ``__array_ufunc__`` and
 ``__array_function__``, and both work out the result's shape and dtype without computing anything:
 
-- a ufunc takes the broadcast shape, and its dtype from the same ufunc run on one-element stand-ins of the
+- a ufunc takes the broadcast shape, numpy's layout for a new result (``_ufunc_order``: a transposed input's
+  result transposed too, as on CPU), and its dtype from the same ufunc run on one-element stand-ins of the
   operands' dtypes;
 - a reduction or ``matmul`` takes its shape from numpy's rules;
 - reshapes, transposes and basic indexing are views. Their strides are computed as numpy computes them.
@@ -86,6 +87,66 @@ def _read_through(a) -> bool:
     strides), handed back by numpy code that took it for a fresh array (``np.asarray`` of a result): its
     layout is then a new array's."""
     return type(a) is np.ndarray and a.size > 1 and all(s == 0 or n == 1 for n, s in zip(a.shape, a.strides))
+
+
+def _c_ordered(shape, strides) -> bool:
+    """numpy's C_CONTIGUOUS flag of element ``strides`` (size-1 dims aside)."""
+    return _contiguous(shape, strides, 1, reversed)
+
+
+def _dense(shape, order) -> tuple:
+    """Dense element strides with the dims in ``order`` (innermost first), each past the ones before."""
+    out, step = [0] * len(shape), 1
+    for d in order:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
+def _ufunc_order(shape: tuple, inputs) -> tuple:
+    """The element strides numpy gives a new ufunc result of ``shape`` over ``inputs`` (order "K"), so a meta
+    result is laid out as the same op's CPU result (a transposed or permuted input's keeps its order):
+
+    - every array input of the result's shape, all C-contiguous: C order; all F-contiguous: F order (the
+      ufuncs' trivial loop);
+    - else the dims sorted as numpy's nditer sorts them: an insertion sort from C order, innermost first, a dim
+      moving inward past one whose stride is larger in some input and in none smaller (inputs conflicting:
+      C order), a size-1 or broadcast dim (stride 0) deciding nothing in an input."""
+    nd = len(shape)
+    ops = [(tuple(x.shape), tuple(st // x.itemsize for st in x.strides)) for x in inputs
+           if isinstance(x, (MetaArray, np.ndarray))]
+    shaped = [op for op in ops if op[0]]
+    if shaped and all(sh == shape for sh, _ in shaped):
+        if all(_c_ordered(sh, st) for sh, st in shaped):
+            return _dense(shape, range(nd - 1, -1, -1))
+        if all(_contiguous(sh, st, 1, iter) for sh, st in shaped):
+            return _dense(shape, range(nd))
+    strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 else s for n, s in zip(sh, st)) for sh, st in ops]
+    perm = list(range(nd - 1, -1, -1))
+    for i0 in range(1, nd):
+        at, d0 = i0, perm[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            d1, decided, inward = perm[i1], False, False
+            for st in strides:
+                if st[d0] and st[d1]:
+                    inward = abs(st[d1]) > abs(st[d0]) and (inward or not decided)
+                    decided = True
+            if decided:
+                if not inward:
+                    break
+                at = i1
+        perm.insert(at, perm.pop(i0))
+    return _dense(shape, perm)
+
+
+def _pointwise(shape: tuple, res, inputs) -> "MetaArray":
+    """The pointwise result of ``shape`` over ``inputs`` whose stand-in result is ``res``: its dtype and value,
+    laid out as numpy lays out the same result (``_ufunc_order``; C order where it holds no element)."""
+    dtype = np.asarray(res).dtype
+    strides = None
+    if len(shape) > 1 and 0 not in shape:
+        strides = tuple(s * dtype.itemsize for s in _ufunc_order(tuple(shape), inputs))
+    return MetaArray(shape, dtype, strides, value=_one(res))
 
 
 def _one(res) -> np.ndarray:
@@ -489,7 +550,10 @@ class MetaArray(NDArrayOperatorsMixin):
                 axes = _axes(axis, a.ndim)
                 shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape) if keepdims or i not in axes)
         results = res if isinstance(res, tuple) else (res,)
-        made = tuple(MetaArray(shape, np.asarray(r).dtype, value=_one(r)) if o is None or o is Ellipsis else o
+        pointwise = method == "__call__" and ufunc is not np.matmul
+        made = tuple((_pointwise(shape, r, inputs) if pointwise else MetaArray(shape, np.asarray(r).dtype,
+                                                                                value=_one(r)))
+                     if o is None or o is Ellipsis else o
                      for r, o in zip(results, outs * len(results) if len(outs) == 1 else outs))
         return made if isinstance(res, tuple) else made[0]
 
@@ -642,7 +706,7 @@ def _where(condition, x=None, y=None):
         raise NeedsData("where(condition)")  # nonzero: its length is the data's
     shape = np.broadcast_shapes(_shape_of(condition), _shape_of(x), _shape_of(y))
     res = np.where(_stand_in(condition), _stand_in(x), _stand_in(y))
-    return MetaArray(shape, res.dtype, value=_one(res))
+    return _pointwise(shape, res, (condition, x, y))
 
 
 def _broadcast_to(array, shape, subok=False):
@@ -933,13 +997,13 @@ def _elementwise(fn):
         out = kwargs.pop("out", None)
         if isinstance(out, np.ndarray):  # a real array to write into: computed on zeros
             return fn(*_real(args), out=out, **{k: _real(v) for k, v in kwargs.items()})
-        shape = np.broadcast_shapes(*(np.shape(a) for a in _leaves((args, kwargs))
-                                      if type(a) is MetaArray or isinstance(a, np.ndarray)))
+        arrays = [a for a in _leaves((args, kwargs)) if type(a) is MetaArray or isinstance(a, np.ndarray)]
+        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
         with np.errstate(all="ignore"):
             res = fn(*_map_arrays(args, _stand_in), **_map_arrays(kwargs, _stand_in))
         if isinstance(res, tuple):
-            return tuple(MetaArray(shape, np.asarray(r).dtype, value=_one(r)) for r in res)
-        return out if out is not None else MetaArray(shape, np.asarray(res).dtype, value=_one(res))
+            return tuple(_pointwise(shape, r, arrays) for r in res)
+        return out if out is not None else _pointwise(shape, res, arrays)
     return call
 
 

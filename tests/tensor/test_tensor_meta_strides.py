@@ -1,7 +1,9 @@
 """Strides of results and gradients that PyTorch lays out otherwise than C order, on CPU and on meta tensors:
 pinv's gradient (column-major matrices, its formula starting from a conjugate transpose), conv_transpose3d's
 input gradient (contiguous, whatever order the composite works in), nonzero_static's meta result (column-major,
-an empty one's strides too)."""
+an empty one's strides too), and pointwise results of transposed, permuted or channels-last inputs (their inputs'
+order kept, on meta tensors as on CPU ones)."""
+import random
 import warnings
 
 import numpy as np
@@ -58,6 +60,32 @@ def test_conv_transpose3d_gradient_layout(torch, device, shape, kw):
         grads = L.autograd.grad(y, (x, w, b), _make(L, tuple(y.shape), device, seed=3))
         seen.append([_seen(y, device == "cpu")] + [_seen(g, device == "cpu") for g in grads])
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("shape,kernel,kw", [((2, 3, 4, 5, 6), (3, 3, 3), {"padding": "same"}),
+                                             ((2, 3, 4, 5, 6), (2, 3, 2), {"padding": "same"}),
+                                             ((1, 1, 5, 4, 4), (2, 2, 2), {"padding": "same", "dilation": 2}),
+                                             ((3, 4, 5, 6), (3, 3, 3), {"padding": 1}),
+                                             ((2, 3, 5, 4, 4), (2, 2, 2), {"stride": 2})])
+def test_conv3d_gradient_layout(torch, device, shape, kernel, kw):
+    """conv3d's result and its input's gradient: contiguous, as PyTorch's (the composite's depth-as-batch order
+    once came back as the input gradient's strides), with "same" padding too, odd and even kernels."""
+    seen = []
+    channels = shape[-4]
+    for L in (torch, tinytorch):
+        x = _make(L, shape, device).requires_grad_()
+        w = _make(L, (2, channels) + kernel, device, seed=1).requires_grad_()
+        b = _make(L, (2,), device, seed=2).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch's warning for an even kernel's padded copy
+            y = L.nn.functional.conv3d(x, w, b, **kw)
+        outs = (y,) + L.autograd.grad(y, (x, w, b), _make(L, tuple(y.shape), device, seed=3))
+        seen.append(outs)
+    assert [_seen(t, False) for t in seen[1]] == [_seen(t, False) for t in seen[0]]
+    if device == "cpu":  # the values too (float32 sums in other orders: close)
+        for ours, theirs in zip(seen[1], seen[0]):
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("device", ["cpu", "meta"])
@@ -165,3 +193,55 @@ def test_alpha_dropouts_on_meta_stay_meta(torch):
         grads = [L.autograd.grad(y, x, L.empty(y.shape, device="meta"))[0] for y in outs]
         seen.append([(tuple(t.shape), t.stride(), t.device.type) for t in outs + grads])
     assert seen[0] == seen[1]
+
+
+def _pointwise_cases(L, device):
+    def E(*shape):
+        return L.empty(*shape, device=device) if device == "meta" else L.zeros(*shape)
+    t, p = E(3, 4).t(), E(2, 3, 4).permute(2, 0, 1)
+    cl = E(2, 3, 4, 5).contiguous(memory_format=L.channels_last)
+    cl3 = E(2, 3, 2, 4, 5).contiguous(memory_format=L.channels_last_3d)
+    return {
+        "t+1": lambda: t + 1, "t*t": lambda: t * t, "exp(t)": lambda: t.exp(), "sigmoid(t)": lambda: t.sigmoid(),
+        "p+1": lambda: p + 1, "-p": lambda: -p, "relu(p)": lambda: L.relu(p), "clamp(p)": lambda: p.clamp(0, 1),
+        "p**2": lambda: p ** 2, "p+row": lambda: p + E(3), "t+row": lambda: t + E(3), "t>0": lambda: t > 0,
+        "where(t)": lambda: L.where(t > 0, t, t), "t.double()+1": lambda: t.double() + 1,
+        "cl+1": lambda: cl + 1, "cl*cl": lambda: cl * cl, "cl3*2": lambda: cl3 * 2,
+        "gapped+1": lambda: E(4, 6)[:, ::2] + 1, "expanded.t()+1": lambda: E(4, 1).expand(4, 3).t() + 1,
+        "c+p": lambda: E(4, 2, 3) + p, "size1.t()+1": lambda: E(5, 1).t() + 1,
+    }
+
+
+def test_pointwise_meta_results_keep_their_inputs_order(torch):
+    """A pointwise op on meta tensors lays its result out as PyTorch's meta kernels do: a transposed, permuted,
+    gapped or channels-last input's order kept (they once all came back in C order)."""
+    theirs, ours = _pointwise_cases(torch, "meta"), _pointwise_cases(tinytorch, "meta")
+    for case in theirs:
+        got, want = ours[case](), theirs[case]()
+        assert (tuple(got.shape), got.stride(), got.device.type) == (tuple(want.shape), want.stride(), "meta"), case
+
+
+def test_pointwise_layout_is_the_same_on_meta_and_cpu():
+    """One rule on both devices: a meta result has the strides of the same op's CPU result, for random slices,
+    permutations and broadcasts of the operands (numpy's order for a new ufunc result, ``_meta_array``)."""
+    rng = random.Random(77)
+
+    def operand(device, shape, perm, step, keep):
+        base = tinytorch.empty(*[shape[d] * step[d] for d in perm], device=device) if device == "meta" else \
+            tinytorch.zeros(*[shape[d] * step[d] for d in perm])
+        inv = sorted(range(len(perm)), key=perm.__getitem__)
+        x = base.permute(*inv)[tuple(slice(None, None, s) for s in step)]
+        return x[tuple(slice(None) if k else slice(0, 1) for k in keep)]
+
+    for _ in range(150):
+        shape = [rng.choice([1, 2, 3]) for _ in range(rng.randint(2, 4))]
+        specs = []
+        for _ in range(2):
+            perm = list(range(len(shape)))
+            rng.shuffle(perm)
+            specs.append((perm, [rng.choice([1, 1, 2]) for _ in shape], [rng.random() < 0.8 for _ in shape]))
+        seen = []
+        for device in ("cpu", "meta"):
+            a, b = (operand(device, shape, *spec) for spec in specs)
+            seen.append([(tuple(y.shape), y.stride()) for y in (a + b, a * 2, tinytorch.where(a > 0, a, b), a.exp())])
+        assert seen[0] == seen[1], (shape, specs)

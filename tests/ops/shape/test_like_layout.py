@@ -1,6 +1,8 @@
 """The ``*_like`` factories lay their result out as PyTorch's do, on CPU and on meta tensors: under
 ``preserve_format`` (the default) as ``clone`` does (a non-overlapping dense input's strides kept, else dense
-strides in the order of its own), ``contiguous_format`` in C order, ``channels_last`` with the channels innermost."""
+strides in the order of its own), ``contiguous_format`` in C order, ``channels_last`` with the channels innermost.
+The random ones (``rand_like``, ...) share that rule and then draw in place: in memory order, PyTorch's values for
+the same seed."""
 import random
 
 import pytest
@@ -14,7 +16,15 @@ FACTORIES = {
     "zeros_like": lambda L, x, kw: L.zeros_like(x, **kw),
     "ones_like": lambda L, x, kw: L.ones_like(x, **kw),
     "full_like": lambda L, x, kw: L.full_like(x, 2.5, **kw),
+    "rand_like": lambda L, x, kw: _seeded(L).rand_like(x, **kw),
+    "randn_like": lambda L, x, kw: _seeded(L).randn_like(x, **kw),
+    "randint_like": lambda L, x, kw: _seeded(L).randint_like(x, 3, 9, **kw),
 }
+
+
+def _seeded(L):
+    L.manual_seed(4)
+    return L
 
 
 def _made(L, name, x, fmt):

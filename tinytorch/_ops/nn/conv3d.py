@@ -9,6 +9,7 @@ import warnings
 
 from ...autograd.node import Node
 from ...tensor import Tensor
+from .._core.layout import contiguous_format
 from .._core.record import record
 from .._core.registry import op
 from .conv import _check, _check_output_padding, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
@@ -22,10 +23,10 @@ def _same_pads(weight_shape, dilation, nd: int):
 
 
 def _depth_pad(x: Tensor, before: int, after: int) -> Tensor:
-    """Zeros before/after along dim 2 of (N, C, D, H, W)."""
+    """Zeros before/after along dim 1 of (N, D, C, H, W)."""
     if before == 0 and after == 0:
         return x
-    return constant_pad_nd(x, (0, 0, 0, 0, before, after))
+    return constant_pad_nd(x, (0, 0, 0, 0, 0, 0, before, after))
 
 
 @op(variants="function functional", autocast="lower")
@@ -55,15 +56,15 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if input._data.dtype.kind == "c":
         return complex_conv(lambda xs, ws, bs: conv3d(xs, ws, bs, stride, padding, dilation, groups), input, weight,
                             bias)
-    x = _depth_pad(input, padding[0], padding[0])
-    n, kd = x.shape[0], weight.shape[2]
-    sd, dd = stride[0], dilation[0]
-    d_out = (x.shape[2] - dd * (kd - 1) - 1) // sd + 1
+    n, c, d, h, w = input.shape
+    # the depth slices as a batch (N, D, C, H, W), a copy whose gradient goes back contiguous, as PyTorch's
+    x = _depth_pad(_depth_as_batch(input).reshape(n, d, c, h, w), padding[0], padding[0])
+    kd, sd, dd = weight.shape[2], stride[0], dilation[0]
+    d_out = (x.shape[1] - dd * (kd - 1) - 1) // sd + 1
     total = None
     for i in range(kd):
         start = i * dd
-        sl = x[:, :, start:start + sd * (d_out - 1) + 1:sd]                     # (N, C, Do, H, W)
-        sl = sl.permute(0, 2, 1, 3, 4).reshape(n * d_out, x.shape[1], x.shape[3], x.shape[4])
+        sl = x[:, start:start + sd * (d_out - 1) + 1:sd].reshape(n * d_out, c, h, w)  # (N * Do, C, H, W)
         y = conv2d(sl, weight[:, :, i], None, stride[1:], padding[1:], dilation[1:], groups)
         total = y if total is None else total + y
     out = total.reshape(n, d_out, *total.shape[1:]).permute(0, 2, 1, 3, 4)
@@ -94,12 +95,13 @@ def _place(y: Tensor, before: int, after: int) -> Tensor:
 
 
 class _DepthAsBatchNode(Node):
-    """(N, C, D, H, W) -> (N * D, C, H, W). The gradient goes back contiguous in the input's own order, as
-    PyTorch's convolution gives it (undoing the permute as a view would keep the batch's order in memory)."""
+    """(N, C, D, H, W) -> (N * D, C, H, W). The gradient goes back a fresh C-ordered tensor in the input's own
+    order, as PyTorch's convolution gives it (undoing the permute as a view would keep the batch's order in
+    memory, and ``contiguous`` would keep a size-1 dim's stride)."""
 
     def backward(self, g):
         n, c, d, h, w = self.in_shape
-        return (g.reshape(n, d, c, h, w).permute(0, 2, 1, 3, 4).contiguous(),)
+        return (g.reshape(n, d, c, h, w).permute(0, 2, 1, 3, 4).clone(memory_format=contiguous_format),)
 
 
 def _depth_as_batch(x: Tensor) -> Tensor:

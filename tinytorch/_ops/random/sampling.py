@@ -14,7 +14,7 @@ from ..._meta_array import MetaArray
 from ... import _dtype
 from ...autograd.grad_mode import version_counter
 from ..._size import _require_cpu
-from ..creation.factory import _alloc, _finish, _np_dtype, _size, _strided_only, into_out
+from ..creation.factory import _alloc, _finish, _np_dtype, _size, _strided_only, empty_like, into_out
 from ..pointwise.inplace import check_inplace, writeable
 from ..shape.views import refresh
 from ...autograd.node import Node
@@ -361,24 +361,28 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _like(input: Tensor, dtype):
-    return input._data.shape, (input._data.dtype if dtype is None else _dtype.to_np(dtype))
+def _drawn_like(input: Tensor, dtype, memory_format, requires_grad: bool, fill) -> Tensor:
+    """A ``*_like`` draw as PyTorch composes it: ``empty_like`` (``input``'s layout as ``memory_format`` asks,
+    the one rule every ``*_like`` factory shares) filled in place by ``fill``, so the draws land in memory
+    order, as the in-place fills put them; a fresh tensor (version 0)."""
+    t = empty_like(input, dtype=dtype, memory_format=memory_format)
+    fill(t)
+    version_counter(t)[0] = 0
+    return _grad(t, requires_grad)
 
 
 @op(no_batch=_RANDOM, meta="random")
 def rand_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
               memory_format=None) -> Tensor:
     _on_cpu(device)
-    shape, npd = _like(input, dtype)
-    return _grad(_drawn(shape, npd, lambda: _uniform(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    return _drawn_like(input, dtype, memory_format, requires_grad, lambda t: uniform_(t, generator=generator))
 
 
 @op(no_batch=_RANDOM, meta="random")
 def randn_like(input: Tensor, *, dtype=None, generator=None, requires_grad: bool = False, device=None,
                memory_format=None) -> Tensor:
     _on_cpu(device)
-    shape, npd = _like(input, dtype)
-    return _grad(_drawn(shape, npd, lambda: _normal(npd, _numel(shape), 0.0, 1.0, generator)), requires_grad)
+    return _drawn_like(input, dtype, memory_format, requires_grad, lambda t: normal_(t, generator=generator))
 
 
 @op(no_batch=_RANDOM, meta="random")
@@ -387,8 +391,8 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None,
     _on_cpu(device)
     if high is None:
         low, high = 0, low
-    shape, npd = _like(input, dtype)
-    return _grad(random_(_new_tensor(shape, npd, False), int(low), int(high), generator=generator), requires_grad)
+    return _drawn_like(input, dtype, memory_format, requires_grad,
+                       lambda t: random_(t, int(low), int(high), generator=generator))
 
 
 @op(variants="function out", own_out=True, no_batch=_RANDOM, meta="random")
