@@ -206,7 +206,7 @@ def _probe(code: str, var: str, value) -> str:
     if value is not None:
         env[var] = value
     out = subprocess.run([sys.executable, "-c", code.format(repo=_repo.ROOT)], env=env, capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
