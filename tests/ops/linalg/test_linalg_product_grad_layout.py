@@ -47,3 +47,14 @@ def test_matmul_gradients_have_pytorchs_layout(device):
                 seen = [_grad_layouts(lib, lambda L, a, b: a @ b, arrays, (ta, tb), needs, device)
                         for lib in (torch, tt)]
                 assert seen[1] == seen[0], (sa, sb, ta, tb, needs)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_addbmm_gradients_have_pytorchs_layout(device):
+    """PyTorch's node (``AddbmmBackward0``): each batch's gradient a bmm with the output's gradient repeated."""
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (5, 3, 6), (5, 6, 4))]
+    for transposed in ((False, False, False), (False, True, True)):
+        seen = [_grad_layouts(lib, lambda L, i, a, b: L.addbmm(i, a, b, alpha=0.5), arrays, transposed,
+                              (True, True, True), device) for lib in (torch, tt)]
+        assert seen[1] == seen[0], transposed
