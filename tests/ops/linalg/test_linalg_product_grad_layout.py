@@ -58,3 +58,13 @@ def test_addbmm_gradients_have_pytorchs_layout(device):
         seen = [_grad_layouts(lib, lambda L, i, a, b: L.addbmm(i, a, b, alpha=0.5), arrays, transposed,
                               (True, True, True), device) for lib in (torch, tt)]
         assert seen[1] == seen[0], transposed
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_bilinear_gradients_have_pytorchs_layout(device):
+    """PyTorch's ``_trilinear`` gives the weight's gradient C-ordered (tinytorch's einsum would give its permute's)."""
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in ((4, 3), (4, 5), (6, 3, 5))]
+    seen = [_grad_layouts(lib, lambda L, x, y, w: L.nn.functional.bilinear(x, y, w), arrays, (False, False, False),
+                          (True, True, True), device) for lib in (torch, tt)]
+    assert seen[1] == seen[0]
