@@ -67,10 +67,8 @@ ALLOCATES: dict[str, str] = {}
 # (``lapack_order``), as PyTorch's, and so are the gradients PyTorch ends in a LAPACK solve; the FFTs' results have
 # PyTorch's meta layout (``_ops/fft/fft.py``)
 DIFFERS: dict[str, str] = {
-    'linalg.householder_product': "gradients: a CPU mask beside meta tensors; PyTorch's runs past the deadline",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
     'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
-    'ormqr': "gradients: householder_product's (a CPU mask beside meta tensors); PyTorch's runs past the deadline",
     'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
 }
 
