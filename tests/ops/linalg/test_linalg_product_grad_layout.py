@@ -68,3 +68,16 @@ def test_bilinear_gradients_have_pytorchs_layout(device):
     seen = [_grad_layouts(lib, lambda L, x, y, w: L.nn.functional.bilinear(x, y, w), arrays, (False, False, False),
                           (True, True, True), device) for lib in (torch, tt)]
     assert seen[1] == seen[0]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_tensordot_of_one_element_has_pytorchs_layout(device):
+    """A one-element tensordot of operands that reshape would copy: PyTorch multiplies the squeezed permutes and
+    sums, so each gradient is laid out as the other operand's permute (a dot where both flatten as views)."""
+    rng = np.random.default_rng(3)
+    for sa, sb, dims in (((2, 2, 1), (2, 1, 2), ([0, 1], [2, 0])), ((2, 3), (2, 3), ([1, 0], [1, 0])),
+                         ((2, 3), (3, 2), ([0, 1], [1, 0])), ((2, 3), (2, 3), ([0, 1], [0, 1]))):
+        arrays = [rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)]
+        seen = [_grad_layouts(lib, lambda L, a, b: L.tensordot(a, b, dims=dims), arrays, (False, False),
+                              (True, True), device) for lib in (torch, tt)]
+        assert seen[1] == seen[0], (sa, sb, dims)

@@ -251,10 +251,22 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
     k = int(np.prod([a._data.shape[d] for d in da]))
-    ma = a.permute(fa + da).reshape(-1, k) if fa else a.permute(da).reshape(1, k)
-    mb = b.permute(db + fb).reshape(k, -1) if fb else b.permute(db).reshape(k, 1)
     shape = tuple(a._data.shape[d] for d in fa) + tuple(b._data.shape[d] for d in fb)
+    pa, pb = a.permute(fa + da), b.permute(db + fb)
+    if int(np.prod(shape)) == 1 and not (_flat_view(pa) and _flat_view(pb)):
+        # one element, from operands that reshape would copy: PyTorch multiplies them as they are, squeezed, and
+        # sums (each gradient is then laid out as the other operand's permute)
+        return (pa.squeeze() * pb.squeeze()).sum().reshape(shape)
+    ma = pa.reshape(-1, k) if fa else pa.reshape(1, k)
+    mb = pb.reshape(k, -1) if fb else pb.reshape(k, 1)
     return ma.mm(mb).reshape(shape)
+
+
+def _flat_view(t: Tensor) -> bool:
+    """Can ``t`` be flattened without a copy (its dims of more than one element nested in C order)?"""
+    st = elem_strides(t._data.shape, t._data.strides, t._data.itemsize)
+    dims = [(n, s) for n, s in zip(t._data.shape, st) if n != 1]
+    return all(s == s2 * n2 for (_, s), (n2, s2) in zip(dims, dims[1:]))
 
 
 
