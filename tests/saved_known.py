@@ -44,7 +44,7 @@ PACKS = {
         "index_reduce.mean", "index_reduce.prod",
     ], _RECOMPUTED),
     **dict.fromkeys([
-        "__rdiv__", "addbmm", "addr", "inner", "ormqr", "grid_sampler_3d", "tensordot", "cholesky_inverse", "cholesky_solve", "corrcoef", "cov",
+        "__rdiv__", "addr", "inner", "ormqr", "grid_sampler_3d", "cholesky_inverse", "cholesky_solve", "corrcoef", "cov",
         "linalg.cond", "linalg.lu_solve", "lu_solve", "masked.normalize", "nanquantile", "quantile",
         "nn.functional.bilinear", "nn.functional.conv3d",
         "nn.functional.conv_transpose1d", "nn.functional.conv_transpose3d", "nn.functional.embedding_bag",

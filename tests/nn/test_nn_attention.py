@@ -123,6 +123,32 @@ def test_sdpa_dropout_uses_pytorchs_stream(torch, grad):
         _close(a, b, np.float32)
 
 
+# (query, key shapes, a float mask's shape or None, whether the query requires grad): PyTorch's math path
+SDPA_KEY_LAYOUTS = [((4, 3, 8), (4, 6, 8), None, True), ((2, 4, 3, 8), (2, 4, 6, 8), (3, 6), True),
+                    ((2, 4, 3, 8), (1, 4, 6, 8), (3, 6), True), ((2, 4, 3, 8), (4, 6, 8), (3, 6), True),
+                    ((1, 3, 8), (4, 6, 8), None, True), ((1, 3, 8), (4, 6, 8), None, False),
+                    ((4, 3, 8), (1, 6, 8), None, True), ((3, 8), (6, 8), None, True), ((4, 3, 8), (6, 8), None, True),
+                    ((2, 4, 3, 8), (2, 2, 6, 8), (3, 6), True)]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_sdpa_key_gradient_layout(torch, create_graph):
+    """The math path's key gradient is laid out as PyTorch's: a transpose where its matmul runs Q @ (Kᵀ·scale) as a
+    bmm, C-ordered where it folds the product into an mm (2-d K, a 3-d batch of one) or repeats heads."""
+    for qs, ks, ms, q_grad in SDPA_KEY_LAYOUTS:
+        arrays = [rand(qs, 1, np.float32), rand(ks, 2, np.float32), rand(ks, 3, np.float32)]
+        arrays += [rand(ms, 4, np.float32)] if ms else []
+        gqa = len(ks) == 4 and ks[1] != qs[1]
+        seen = []
+        for lib in (torch, tt):
+            ts = [lib.tensor(a, requires_grad=i > 0 or q_grad) for i, a in enumerate(arrays)]
+            out = lib.nn.functional.scaled_dot_product_attention(*ts[:3], attn_mask=ts[3] if ms else None,
+                                                                 enable_gqa=gqa)
+            gk = lib.autograd.grad(out, ts[1], lib.ones_like(out), create_graph=create_graph)[0]
+            seen.append((out.grad_fn.name(), [st for n, st in zip(gk.shape, gk.stride()) if n > 1]))
+        assert seen[1] == seen[0], (qs, ks, ms, q_grad)
+
+
 def test_sdpa_fully_masked_rows_give_zeros(torch):
     arrays, _ = _sdpa_args("plain", np.float64)
     mask = _bool((5, 6), 4)

@@ -67,17 +67,10 @@ ALLOCATES: dict[str, str] = {}
 # (``lapack_order``), as PyTorch's, and so are the gradients PyTorch ends in a LAPACK solve; the FFTs' results have
 # PyTorch's meta layout (``_ops/fft/fft.py``)
 DIFFERS: dict[str, str] = {
-    'addbmm': "gradients ('ok', [((815, 1630), (1630, 1), 'float32', 'meta'), ((815, 815, 815), (815, 664225, 1), 'flo",
-    'linalg.householder_product': "gradients: a CPU mask beside meta tensors; PyTorch's runs past the deadline",
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
-    'nn.functional.bilinear': "gradients ('ok', [((786,), (1,), 'float32', 'meta'), ((1048,), (1,), 'float32', 'meta')",
-    'nn.functional.linear_cross_entropy': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 28380), (1,",
-    'nn.functional.linear_cross_entropy.chunked': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840, 283",
-    'nn.functional.linear_cross_entropy.chunked_none': "gradients ('ok', [((28380,), (1,), 'float32', 'meta'), ((37840",
-    'nn.functional.multilabel_margin_loss': "gradients ('ok', [((), (), 'float32', 'meta')]) where PyTorch gives ('rai",
-    'nn.functional.scaled_dot_product_attention': "gradient strides: key's C-ordered, PyTorch's a transposed product",
-    'ormqr': "gradients: householder_product's (a CPU mask beside meta tensors); PyTorch's runs past the deadline",
-    'tensordot': "gradients ('ok', [((32768, 32768, 1), (32768, 1, 1073741824), 'float32', 'meta'), ((32768, 1, 32768)",
+    'tensordot': "gradients: a's strides C-ordered where PyTorch's follow b's permute (the one-element product multiplies "
+                 "the permutes, as PyTorch's; tinytorch's mul of a broadcast 0-d gradient by a transposed tensor of a "
+                 "million elements or more is laid out in C order, PyTorch's as the transposed operand)",
 }
 
 
@@ -261,6 +254,8 @@ def _compare_sample(opinfo, tt_op, sample) -> tuple[str, str]:
                 big, _ = _torch_outcome(opinfo, t_args, t_kwargs, k)
         except _Slow:
             big = None
+        if big is not None and big[2] is not None and isinstance(big[2][1], _Slow):
+            big = None  # its gradient ran past the deadline (caught as the gradient's outcome): no fact either
         if big is not None and big[0] == small[0] and (small[0] == "ok" or type(small[1]) is type(big[1])):
             expected = big
         else:

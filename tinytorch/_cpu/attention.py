@@ -79,4 +79,7 @@ def grads_without_graph(node, g, q, k, v, mask, need):
     dk = attention._fold_heads(dk, rep, k.shape) if need[1] else None
     dv = attention._fold_heads(dv, rep, v.shape) if need[2] else None
     dm = attention._fold_heads(ds, 1, mask._data.shape) if need_m else None
-    return tuple(None if a is None else _make(np.ascontiguousarray(a, dtype=q.dtype)) for a in (dq, dk, dv, dm))
+    out = [None if a is None else np.ascontiguousarray(a, dtype=q.dtype) for a in (dq, dk, dv, dm)]
+    if dk is not None and attention.key_grad_transposed(node, q.shape, k.shape, need[0]):  # the formula's layout (the same values)
+        out[1] = np.ascontiguousarray(dk.swapaxes(-1, -2), dtype=q.dtype).swapaxes(-1, -2)
+    return tuple(None if a is None else _make(a) for a in out)

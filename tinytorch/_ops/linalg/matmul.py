@@ -123,7 +123,8 @@ class _GeneralMatmul(Node):
         if self.need_b:
             a2 = a.unsqueeze(0) if len(sa) == 1 else a
             gb = sum_to(a2.mT.matmul(g2), sb + (1,) if len(sb) == 1 else sb).reshape(sb)
-        return ga, gb
+        lay_a, lay_b = _grad_layouts(self.geoms, self.need_a)
+        return _laid_out(ga, lay_a), _laid_out(gb, lay_b)
 
     def jvp(self, ta, tb):
         a, b = self._unpacked_saved
@@ -131,6 +132,58 @@ class _GeneralMatmul(Node):
         # tangent of another dtype is refused there first)
         second = None if tb is None else a.matmul(tb)
         return formula_sum(self, None if ta is None else ta.matmul(b), second)
+
+
+def _grad_layouts(geoms, a_grad: bool) -> tuple:
+    """How PyTorch's matmul lays out each operand's gradient where it folds the product into one mm (or mv):
+    "T" each matrix column-major (a transpose of a C-ordered array), "C" C order, None as the formula gives it
+    (C order). ``geoms``: each operand's (shape, strides, itemsize). A 2-d operand of the mm keeps its own
+    layout (``mm_mat1_backward``/``mm_mat2_backward``: a column-major one gets the transposed product); the
+    folded operand's gradient is laid out as its folded rows were: C order, or, for a batch folded transposed
+    (``b.mT`` for a 2-d or 1-d ``a``), the transpose of its rows."""
+    (sa, ta, ia), (sb, tb, ib) = geoms
+    na, nb = len(sa), len(sb)
+    if na == 3 == nb and sa[0] != sb[0] and 1 in (sa[0], sb[0]):  # a batch of one squeezed away, then folded
+        if sb[0] == 1:
+            return None, ("T1" if _column_major(sb[1:], tb[1:], ib) else "C1")
+        if not a_grad:
+            return None, None
+        lay_a, lay_b = _grad_layouts(((sa[1:], ta[1:], ia), (sb, tb, ib)), a_grad)
+        return lay_a + "1", lay_b
+    if nb == 2 and na != 2:  # a's rows times the matrix b (always folded where b needs a gradient)
+        return None, ("T" if _column_major(sb, tb, ib) else "C")
+    if na <= 2 and nb >= 3 and (a_grad or na == 1 and _rows_view(sb, tb, ib, transposed=True) is not None):
+        # b's matrices transposed and folded into rows: (b.mT rows) @ a.t() (a.t() mv for a 1-d a)
+        rows = _rows_view(sb, tb, ib, transposed=True)
+        lay_b = "C" if rows is not None and _column_major(*rows) else "T"
+        lay_a = None if na == 1 else ("C" if elem_strides(sa, ta, ia) == (sa[1], 1) else "T")
+        return lay_a, lay_b
+    return None, None
+
+
+def _rows_view(shape, strides, itemsize, transposed=False):
+    """The (shape, strides, itemsize) of the array's rows, ``reshape(-1, shape[-1])`` (of its ``mT`` if
+    ``transposed``), where that reshape is a view; None where it copies."""
+    st = list(elem_strides(shape, strides, itemsize))
+    shape = list(shape)
+    if transposed:
+        shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
+    keep = [(n, s) for n, s in zip(shape[:-1], st[:-1]) if n != 1]
+    if any(s != s2 * n2 for (n, s), (n2, s2) in zip(keep, keep[1:])):
+        return None
+    rows = int(np.prod(shape[:-1]))
+    inner = keep[-1][1] if keep else shape[-1] * st[-1]
+    return (rows, shape[-1]), (inner * itemsize, st[-1] * itemsize), itemsize
+
+
+def _laid_out(t, layout):
+    """``t`` with its values in the layout ``_grad_layouts`` names ("T": each matrix column-major; "T1", "C1": a
+    batch of one unsqueezed in front of the matrix so laid out)."""
+    if t is None or layout is None:
+        return t
+    if layout.endswith("1"):
+        return _laid_out(t.squeeze(0), layout[0]).unsqueeze(0)
+    return t.mT.contiguous().mT if layout == "T" else t.contiguous()
 
 
 def _named(name, fields):
@@ -294,7 +347,8 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
                           shapes=(ad.shape, bd.shape),
                           strides=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
         return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
-                      shapes=(ad.shape, bd.shape))
+                      shapes=(ad.shape, bd.shape),
+                      geoms=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
     return _make(out)
 
 

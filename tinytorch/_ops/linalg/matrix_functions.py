@@ -22,6 +22,7 @@ from ...autograd.node import Node
 from ..creation.factory import ones_like
 from ..shape.conversions import contiguous_format
 from ...tensor import Tensor, _make
+from ...autograd.grad_mode import _State
 from .._core.record import OUT, legacy_name, record
 from .._core.batching import composite
 from .._core.registry import op
@@ -30,7 +31,7 @@ from .._core.return_types import _named
 from ..pointwise.compare import where
 from ..pointwise.complex import conj, imag
 from ..reduce.scan import _others_product
-from .solve import _eps_times, _lu_field, _mH, _mT, _square, batch_matrices, inv, lapack_layout, solve
+from .solve import _LapackGradLayout, _eps_times, _lu_field, _mH, _mT, _square, batch_matrices, inv, lapack_layout, solve
 from .decompositions import svd, svdvals
 from .norms import matrix_norm
 from ..shape.join import cat
@@ -241,11 +242,14 @@ class LinalgHouseholderProductBackward0(Node):
             return None, None
         dtype = A._data.dtype
         rows = np.arange(m)
+        # the masks on A's device (meta ones for a meta A: shapes only, never a CPU tensor beside meta ones)
+        mask = (lambda a: _make(MetaArray(a.shape, dtype))) if type(A._data) is MetaArray else \
+            (lambda a: _make(a.astype(dtype)))
         K = Q.matmul(_mH(g))
         cols, tau_grads = [], []
         for i in range(k):
-            below = _make((rows > i).astype(dtype))
-            v = (A[..., :, i] * below + _make((rows == i).astype(dtype))).unsqueeze(-1)     # (..., m, 1)
+            below = mask(rows > i)
+            v = (A[..., :, i] * below + mask(rows == i)).unsqueeze(-1)     # (..., m, 1)
             t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
             sigma = t / (t * (v * v.conj()).sum(-2, keepdim=True) - 1)
             K = K - sigma * v.matmul(_mH(v).matmul(K))          # H(sigma_i) K = H_i^-1 K
@@ -337,13 +341,15 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
         raise RuntimeError("torch.ormqr: other must have at least 2 dimensions.")
     # the full m x m Q: the reflectors' columns of input, padded (or cut) to m columns
     if n < m:
-        zeros = _make(np.zeros(a.shape[:-2] + (m, m - n), dtype=a.dtype))
-        full = cat([input, zeros], -1)
+        full = cat([input, input.new_zeros(a.shape[:-2] + (m, m - n))], -1)
     else:
         full = input[..., :, :m]
     q = householder_product(full, input2)
     if transpose:
         q = _mH(q)
+    if input3._requires_grad and _State.enabled:
+        # PyTorch's gradient of ``other`` is another ormqr (LAPACK's, column-major): the same values, so laid out
+        input3 = record(input3._data.copy(order="K"), _LapackGradLayout, (input3,))
     return lapack_layout(q.matmul(input3) if left else input3.matmul(q))  # LAPACK's result: column-major
 
 

@@ -10,6 +10,7 @@ PyTorch's Blas/LinearAlgebra composites ``inner``, ``vdot``, ``addr``, ``addbmm`
 (and second derivatives) are those ops'."""
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP, cpp_name
 from ..._dtype_info import result_type
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import _State, no_grad
 from ..creation.factory import ones_like, scalar_tensor, zeros_like
 from ..._quiet_fp import silent
 from ...autograd.node import Node, elem_strides, raw_dim, u64
@@ -250,10 +251,22 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     fa = [d for d in range(na) if d not in da]
     fb = [d for d in range(nb) if d not in db]
     k = int(np.prod([a._data.shape[d] for d in da]))
-    ma = a.permute(fa + da).reshape(-1, k) if fa else a.permute(da).reshape(1, k)
-    mb = b.permute(db + fb).reshape(k, -1) if fb else b.permute(db).reshape(k, 1)
     shape = tuple(a._data.shape[d] for d in fa) + tuple(b._data.shape[d] for d in fb)
+    pa, pb = a.permute(fa + da), b.permute(db + fb)
+    if int(np.prod(shape)) == 1 and not (_flat_view(pa) and _flat_view(pb)):
+        # one element, from operands that reshape would copy: PyTorch multiplies them as they are, squeezed, and
+        # sums (each gradient is then laid out as the other operand's permute)
+        return (pa.squeeze() * pb.squeeze()).sum().reshape(shape)
+    ma = pa.reshape(-1, k) if fa else pa.reshape(1, k)
+    mb = pb.reshape(k, -1) if fb else pb.reshape(k, 1)
     return ma.mm(mb).reshape(shape)
+
+
+def _flat_view(t: Tensor) -> bool:
+    """Can ``t`` be flattened without a copy (its dims of more than one element nested in C order)?"""
+    st = elem_strides(t._data.shape, t._data.strides, t._data.itemsize)
+    dims = [(n, s) for n, s in zip(t._data.shape, st) if n != 1]
+    return all(s == s2 * n2 for (_, s), (n2, s2) in zip(dims, dims[1:]))
 
 
 
@@ -772,8 +785,34 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *legacy, beta=1, alpha
         beta, alpha = int(beta), int(alpha)  # addbmm casts them to the integer dtype, without a word
     # one product over the batch and inner dimensions together: a single sum per element
     b, n, m = batch1.shape
-    total = batch1.permute(1, 0, 2).reshape(n, b * m).matmul(batch2.reshape(b * m, batch2.shape[2]))
-    return _scaled_sum(input, total, beta, alpha)
+    node = _State.enabled and any(t.requires_grad for t in (input, batch1, batch2)) and \
+        level_of((input, batch1, batch2)) is None  # (under vmap: the composite's own graph)
+    with no_grad() if node else contextlib.nullcontext():
+        total = batch1.permute(1, 0, 2).reshape(n, b * m).matmul(batch2.reshape(b * m, batch2.shape[2]))
+        out = _scaled_sum(input, total, beta, alpha)
+    if not node:
+        return out
+    # PyTorch's node, whose formula gives C-ordered gradients (the composite's would be its permute's)
+    return record(out._data, AddbmmBackward0, (input, batch1, batch2), (batch1, batch2), beta=beta, alpha=alpha,
+                  in_shape=input._data.shape, sizes=(b, n, batch2.shape[2]),
+                  need=(input._requires_grad, batch1._requires_grad, batch2._requires_grad))
+
+
+class AddbmmBackward0(Node):
+    """PyTorch's formula: the output's gradient, repeated over the batch, times each batch of the other operand
+    (one bmm each: C-ordered gradients, as PyTorch's)."""
+    saved_fields = (("alpha", "alpha"), ("batch1", 0), ("batch1_sym_argsize_0", lambda n: n.sizes[0]),
+                    ("batch1_sym_argsize_1", lambda n: n.sizes[1]), ("batch2", 1),
+                    ("batch2_sym_argsize_2", lambda n: n.sizes[2]), ("beta", "beta"))
+
+    @holomorphic_backward
+    def backward(self, g):
+        b1, b2 = self._unpacked_saved
+        wide = g.unsqueeze(0).expand(*self.sizes)  # (PyTorch's expand to (batch1's b, n, batch2's p))
+        gi = _fit(_times(g, self.beta), self.in_shape) if self.need[0] else None
+        g1 = _times(wide.bmm(b2.transpose(1, 2)), self.alpha) if self.need[1] else None
+        g2 = _times(b1.transpose(1, 2).bmm(wide), self.alpha) if self.need[2] else None
+        return gi, g1, g2
 
 
 @op(variants="function method", batch=composite)

@@ -141,9 +141,27 @@ class _AttentionBackward(Node):
             dp = dp * keep
         ds = p * (dp - (dp * p).sum(-1, keepdim=True))
         dq = _fold_heads(ds.matmul(kr) * scale, 1, tuple(q.shape)) if need[0] else None
-        dk = _fold_heads(ds.mT.matmul(q) * scale, rep, tuple(k.shape)) if need[1] else None
+        dk = None
+        if need[1] and key_grad_transposed(self, tuple(q.shape), tuple(k.shape), need[0]):
+            dk = _fold_heads((ds.mT.matmul(q) * scale).mT.contiguous(), 1, tuple(k.mT.shape)).mT  # (the values alike)
+        elif need[1]:
+            dk = _fold_heads(ds.mT.matmul(q) * scale, rep, tuple(k.shape))
         dm = _fold_heads(ds, 1, tuple(mask.shape)) if len(need) > 3 and need[3] else None
         return dq, dk, dv, dm
+
+
+def key_grad_transposed(node: _AttentionBackward, q_shape: tuple, k_shape: tuple, q_grad: bool) -> bool:
+    """Is K's gradient laid out as a transpose (each (S, E) matrix column-major)? PyTorch's math path multiplies
+    Q by ``Kᵀ·scale``, a transposed view; where its matmul runs that as a bmm, the bmm's gradient of that operand
+    is the contiguous (E, S) product, transposed back into K's shape. Where the matmul folds a 3-d batch of one
+    into a matrix (K's; Q's when Q requires grad) it runs an mm instead, whose gradient keeps the column-major
+    operand's layout: K's gradient is C-ordered, as it is for a 2-d K, for repeated heads and from the flash
+    kernel."""
+    if type(node) is not UnsafeViewBackward0 or node.rep != 1 or len(k_shape) < 3:
+        return False
+    if len(q_shape) == 3 == len(k_shape) and q_shape[0] != k_shape[0]:
+        return not (k_shape[0] == 1 or q_grad)  # (one of the two batches is 1: they broadcast)
+    return True
 
 
 def _grads_without_graph(node: _AttentionBackward, g, q, k, v, mask, need) -> tuple:

@@ -1,10 +1,23 @@
 """bilinear: y = x1^T A x2 + b for every output feature, as one einsum (its gradients are einsums)."""
 from __future__ import annotations
 
+from ...autograd.node import Node
 from ...tensor import Tensor
+from .._core.record import record
 from .._core.registry import op
 from .._core.util import complex_grad_error
 from ..linalg.products import einsum
+
+
+class _CGradLayout(Node):
+    """An identity whose gradient leaves C-ordered: PyTorch's ``_trilinear`` gives the weight's gradient so, where
+    the einsum's would be laid out as its permuted operand."""
+
+    def backward(self, g):
+        return (g.contiguous(),)
+
+
+_CGradLayout.__name__ = _CGradLayout.__qualname__ = "CloneBackward0"  # a clone into a layout
 
 
 @op(variants="function functional")
@@ -25,6 +38,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if bias is not None and bias.shape[0] != weight.shape[0]:
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
                            f"{weight.shape[0]}")
+    if weight._requires_grad:
+        weight = record(weight._data.copy(), _CGradLayout, (weight,))
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     if out._requires_grad and out._data.dtype.kind == "c":  # PyTorch's _trilinear has real gradients only
         raise complex_grad_error("_trilinear")

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._meta_array import MetaArray, no_meta_kernel
 from ..._quiet_fp import silent
+from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ._reduction import resolve as _legacy, resolve as _resolve_reduction
 from ...tensor import Tensor, _make
@@ -311,6 +312,14 @@ def _targets(y: np.ndarray):
     return valid, member
 
 
+class MultilabelMarginLossBackward0(Node):
+    """Stands before the composite on a meta input that requires grad: PyTorch's backward kernel has no meta
+    kernel, so the gradient raises as PyTorch's does (the forward has one)."""
+
+    def backward(self, g):
+        raise NotImplementedError(no_meta_kernel("multilabel_margin_loss_backward"))
+
+
 @functional_spelling("multilabel_margin_loss")
 def _multilabel_margin_functional(input: Tensor, target: Tensor, size_average=None, reduce=None,
                                   reduction: str = "mean") -> Tensor:
@@ -334,6 +343,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, reduction: int = 1) ->
     if y.size and ((y >= c) | (y < -1)).any():
         raise RuntimeError("multilabel_margin_loss: target index out of range")
     valid, member = _targets(y)
+    if type(x._data) is MetaArray and x._requires_grad and _State.enabled:
+        x = record(x._data, MultilabelMarginLossBackward0, (x,))
     xy = x.gather(1, _make(np.where(valid, y, 0)))                      # (N, J) the target scores
     z = 1 - xy.unsqueeze(2) + x.unsqueeze(1)                           # (N, J, C)
     # PyTorch's kernel adds z where z > 0 for each non-target class: a NaN or -inf z adds nothing, and the
