@@ -59,6 +59,9 @@ def cascade(values: np.ndarray, op):
     dt = values.dtype.type
     if not len(values):
         return np.asarray(dt(0))
+    if len(values) == 1:  # (a batch of one) the value reaches the top level alone; the empty levels below it add
+        total = op(dt(0), values[0])  # 0 + -0 (or 0 + 0), which is 0: the steps below give exactly 0 - v (0 + v)
+        return np.asarray(total) if total == total else None
     levels = _every_position(values, _level_bits(len(values)))
     if op is np.subtract:  # 0 - a - b ... is -(a + b + ...), but for a NaN's sign (then None)
         levels = [-v for v in levels]

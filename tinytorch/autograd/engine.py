@@ -34,7 +34,8 @@ from ._run_node import _run_node, _run_node_in_anomaly_mode, _tensor_pre_hooks
 # -- before the run: the roots' edges and gradients, the dependency counts ----------------------
 def _ones_seed(out):
     """backward()'s implicit gradient of a scalar output: a one (a meta output's is a meta one)."""
-    seed = _make(np.ones(out._data.shape, dtype=out._data.dtype))
+    shape = out._data.shape  # (a 0-d array made directly: np.ones's Python layer costs about a microsecond)
+    seed = _make(np.ones(shape, dtype=out._data.dtype) if shape else np.array(1, dtype=out._data.dtype))
     return mark_meta(seed) if out._meta else seed
 
 
@@ -78,12 +79,13 @@ def _root_edges(outputs):
 def _collect(roots):
     """Dependency counts (edges into each node) for the graph below ``roots``; iterative DFS.
     Roots start at 0, so the keys are every node reached. (An ``EdgePair``'s two next nodes are read from its
-    attributes: its ``next_functions`` is built on each access.)"""
+    attributes: its ``next_functions`` is built on each access; the other nodes' edges are walked as they are,
+    without a list of their next nodes made per node.)"""
     deps = {n: 0 for n in roots if n is not None}
     stack = list(deps)
     while stack:
         node = stack.pop()
-        for nxt in (node._na, node._nb) if node._pair else [nxt for nxt, _ in node.next_functions]:
+        for nxt, _ in ((node._na, 0), (node._nb, 0)) if node._pair else node.next_functions:
             if nxt in deps:
                 deps[nxt] += 1
             elif nxt is not None:  # (None: an input that needs no gradient)

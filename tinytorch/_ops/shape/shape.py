@@ -46,7 +46,7 @@ def _shape_arg(shape, name: str = "", param: str = "") -> tuple:
         shape = shape[0]
     elif not shape and name:
         raise missing_argument(name, param)
-    return tuple(int(s) for s in shape)
+    return tuple(map(int, shape))
 
 
 def missing_argument(name: str, param: str) -> TypeError:
@@ -74,8 +74,8 @@ class ReshapeAliasBackward0(ViewBackward0):
 
 
 def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
+    neg = shape.count(-1)
+    if neg > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
     for s in shape:
@@ -86,7 +86,8 @@ def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
     if neg:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
-        shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
+        i = shape.index(-1)
+        shape = shape[:i] + (numel // known,) + shape[i + 1:]
     elif known != numel:
         raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
     return shape
