@@ -347,6 +347,8 @@ class Tensor(_TensorPlacement, _TensorConversion):
         if requires_grad and self._vc is NO_VERSION and not _State.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = requires_grad
+        if requires_grad and "_fw_only_leaf" in self.__dict__:
+            del self._fw_only_leaf  # a dual tensor (forward AD) that now requires grad itself, as PyTorch's
         if self._base is not None:
             self._own_requires_grad = requires_grad
         elif len(self._vc) > 1:

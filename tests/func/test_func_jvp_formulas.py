@@ -123,6 +123,82 @@ def test_layer_norm_with_tangents_of_weight_and_bias_as_pytorch(torch):
     _compare(run(tinytorch), run(torch))
 
 
+# -- an operand without a tangent: a number, or a tensor the function closed over -----------------------------------
+# PyTorch's formula takes its missing tangent as a zero tensor: mul's ``other_t * self_p`` still records a
+# MulBackward0 through the primal that requires grad, and the sum an AddBackward0 (number / tensor is a reciprocal
+# times the number)
+CONSTANT_OPERAND = {
+    "mul_number": lambda L, x: x * 3.0,
+    "number_mul": lambda L, x: 3.0 * x,
+    "mul_int": lambda L, x: x * 2,
+    "rdiv": lambda L, x: 2.0 / x,
+    "sin_mul_number": lambda L, x: x.sin() * 3.0,
+    "mul_tensor": lambda L, x: x * L.tensor(B),
+    "tensor_mul": lambda L, x: L.tensor(B) * x,
+    "pow_tensor_exponent": lambda L, x: x.abs() ** L.tensor(B),
+    # add's and sub's zero is its operand's: of its dtype (a float32 tensor's, beside a float64 primal's tangent), a
+    # number's without promoting
+    "add_number": lambda L, x: x * 1.0 + 3.0,
+    "sub_number": lambda L, x: x * 1.0 - 3,
+    "add_float32": lambda L, x: x * 1.0 + L.tensor(B).float(),
+    "float32_sub_alpha": lambda L, x: L.sub(L.tensor(B).float(), x * 1.0, alpha=2),
+    "float32_add": lambda L, x: L.tensor(B[0]).float() + x.float() * 1.0,
+}
+
+
+@pytest.mark.parametrize("dual", [False, True], ids=["jvp", "dual_level"])
+@pytest.mark.parametrize("name, mode", [(n, m) for n in CONSTANT_OPERAND for m in MODES])
+def test_operand_without_tangent_as_pytorch(torch, name, mode, dual):
+    def run(L):
+        x, t = _mk(L, A, mode != "tangents"), _mk(L, TA, mode != "primals")
+        tan = _tangent(L, lambda L, a: CONSTANT_OPERAND[name](L, a), [x], [t], dual)
+        return tan, _grads(L, tan, [x, t])
+
+    _compare(run(tinytorch), run(torch))
+
+
+# -- in-place ops: PyTorch writes the new tangent into the old one (CopyBackwards), its formula reading a clone of the
+# old tangent and the written tensor as its primal --------------------------------------------------------------
+INPLACE = {
+    "relu_": lambda L, x: x.relu_(),
+    "sigmoid_": lambda L, x: x.sigmoid_(),
+    "sin_": lambda L, x: x.sin_(),
+    "mul_number_": lambda L, x: x.mul_(2.0),
+    "add_number_": lambda L, x: x.add_(1.0),
+    "elu_inplace": lambda L, x: F(L).elu(x, inplace=True),
+    "leaky_relu_inplace": lambda L, x: F(L).leaky_relu(x, 0.1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("dual", [False, True], ids=["jvp", "dual_level"])
+@pytest.mark.parametrize("name, mode", [(n, m) for n in INPLACE for m in MODES])
+def test_inplace_tangent_as_pytorch(torch, name, mode, dual):
+    def run(L):
+        x, t = _mk(L, A, mode != "tangents"), _mk(L, TA, mode != "primals")
+        tan = _tangent(L, lambda L, a: INPLACE[name](L, a.clone()), [x], [t], dual)
+        return tan, _grads(L, tan, [x, t])
+
+    _compare(run(tinytorch), run(torch))
+
+
+def test_inplace_op_leaves_earlier_tangents_as_they_were(torch):
+    # tinytorch pushes tangents when they are asked for: the in-place op's tangent is a new tensor, so a result
+    # computed from the tensor before the op keeps the tangent it had then, asked for before or after
+    def run(L, first):
+        fa = L.autograd.forward_ad
+        with fa.dual_level():
+            y = fa.make_dual(L.tensor(A), L.tensor(TA)).clone()
+            z = y * 2.0
+            y.sin_()
+            order = (y, z) if first == "inplace" else (z, y)
+            tans = {id(o): fa.unpack_dual(o).tangent.clone() for o in order}
+            return tans[id(y)].numpy(), tans[id(z)].numpy()
+
+    for first in ("inplace", "earlier"):
+        for a, b in zip(run(tinytorch, first), run(torch, first)):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 # -- primals of which only some require grad -----------------------------------------------------------------
 MIXED = {
     "mul": lambda L, a, b: a * b,
@@ -135,17 +211,19 @@ MIXED = {
     "pow": lambda L, a, b: a.abs() ** b,
     "mul_sin": lambda L, a, b: (a * b).sin(),
 }
-# where the tangent's history runs through an op on the dual of a primal that does not require grad: tinytorch
-# records such ops (its forward AD pushes tangents through the recorded graph), so their nodes show an edge to that
-# dual where PyTorch's show None; the values and gradients agree
-SHOWS_FORWARD_ONLY_EDGES = {"div", "mul_sin", "pow"}
 
 
 def _mixed(L, name, rg, trg, dual):
     xs = [_mk(L, A, rg[0]), _mk(L, B, rg[1])]
     ts = [_mk(L, TA, trg), _mk(L, TB, False)]
-    tan = _tangent(L, MIXED[name], xs, ts, dual)
-    return tan, _grads(L, tan, xs + ts)
+    if dual:
+        fa = L.autograd.forward_ad
+        with fa.dual_level():
+            out = MIXED[name](L, *[fa.make_dual(x, t) for x, t in zip(xs, ts)])
+            tan = fa.unpack_dual(out).tangent
+    else:
+        out, tan = L.func.jvp(lambda *a: MIXED[name](L, *a), tuple(xs), tuple(ts))
+    return (tan, _grads(L, tan, xs + ts)), _chain(out.grad_fn)
 
 
 @pytest.mark.parametrize("dual", [False, True], ids=["jvp", "dual_level"])
@@ -153,25 +231,25 @@ def _mixed(L, name, rg, trg, dual):
 @pytest.mark.parametrize("rg", [(True, False), (False, True)], ids=["first_requires_grad", "second_requires_grad"])
 @pytest.mark.parametrize("name", sorted(MIXED))
 def test_mixed_primals_tangent_as_pytorch(torch, name, rg, trg, dual):
-    # the tangent's edges to the primal that requires grad, and the gradients through them
-    ours, theirs = _mixed(tinytorch, name, rg, trg, dual), _mixed(torch, name, rg, trg, dual)
-    _compare(ours, theirs, chains=name not in SHOWS_FORWARD_ONLY_EDGES)
+    # the tangent's and the output's edges: to the primal that requires grad, None to the dual of the one that does
+    # not (tinytorch records ops on that dual, to push its tangent later, but shows PyTorch's edges), and the
+    # gradients through them
+    (ours, out_chain), (theirs, out_chain_t) = (_mixed(L, name, rg, trg, dual) for L in (tinytorch, torch))
+    _compare(ours, theirs)
+    assert out_chain == out_chain_t
 
 
-@pytest.mark.parametrize("name", sorted(SHOWS_FORWARD_ONLY_EDGES))
-@pytest.mark.xfail(strict=True, reason="tinytorch records ops on the dual of a primal that does not require grad")
-def test_mixed_primals_forward_only_edges_as_pytorch(torch, name):
-    ours, theirs = _mixed(tinytorch, name, (True, False), False, True), _mixed(torch, name, (True, False), False, True)
-    assert _chain(ours[0].grad_fn) == _chain(theirs[0].grad_fn)
-
-
-def test_captured_tensor_that_requires_grad(torch):
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_captured_tensor_that_requires_grad(torch, name):
+    # the function closes over a tensor that requires grad: the output's node shows None for the dual's edge
     def run(L):
         y = _mk(L, B, True)
-        tan = L.func.jvp(lambda a: (a * y).sum() + F(L).mse_loss(a, y), (_mk(L, A, False),), (L.tensor(TA),))[1]
-        return tan, _grads(L, tan, [y])
+        out, tan = L.func.jvp(lambda a: MIXED[name](L, a, y), (_mk(L, A, False),), (L.tensor(TA),))
+        return (tan, _grads(L, tan, [y])), _chain(out.grad_fn)
 
-    _compare(run(tinytorch), run(torch))
+    (ours, out_chain), (theirs, out_chain_t) = run(tinytorch), run(torch)
+    _compare(ours, theirs)
+    assert out_chain == out_chain_t
 
 
 # -- aten.mse_loss_backward: the node mse_loss's tangent records ------------------------------------------------

@@ -42,3 +42,50 @@ def test_jvp_outputs_require_grad_as_pytorch(case):
         assert (a is None) == (b is None)
         if a is not None:
             assert a == pytest.approx(b, rel=1e-6, abs=1e-7)
+
+
+def _chain(fn, depth=4):
+    if fn is None or depth == 0:
+        return None if fn is None else type(fn).__name__
+    return [type(fn).__name__, [_chain(n, depth - 1) for n, _ in fn.next_functions]]
+
+
+def _dual_then_requires_grad(lib):
+    # a dual of a primal that does not require grad, then requires_grad_(): a leaf that requires grad, whose ops record
+    # edges to it (and whose gradient reaches it), still carrying its tangent
+    fa = lib.autograd.forward_ad
+    with fa.dual_level():
+        d = fa.make_dual(lib.tensor([0.5, -1.0, 2.0]), lib.tensor([1.0, 2.0, 3.0]))
+        d.requires_grad_()
+        y = d.sin() * d
+        tan = fa.unpack_dual(y).tangent
+        (g,) = lib.autograd.grad(y.sum(), d)
+        return _chain(y.grad_fn), tan.tolist(), g.tolist()
+
+
+def test_dual_made_to_require_grad_as_pytorch():
+    torch = pytest.importorskip("torch")
+    (chain, tan, g), (chain_t, tan_t, g_t) = _dual_then_requires_grad(tinytorch), _dual_then_requires_grad(torch)
+    assert chain == chain_t
+    assert tan == pytest.approx(tan_t, rel=1e-6) and g == pytest.approx(g_t, rel=1e-6)
+
+
+def _forward_only_edges(lib):
+    # ops on a dual whose primal does not require grad, beside a tensor that does: PyTorch's node shows None for the
+    # dual's edge (and for an op on the dual alone), and a backward reaches the tensor that requires grad only
+    fa = lib.autograd.forward_ad
+    w = lib.tensor([1.5, -0.5, 0.25], requires_grad=True)
+    with fa.dual_level():
+        d = fa.make_dual(lib.tensor([0.5, -1.0, 2.0]), lib.tensor([1.0, 2.0, 3.0]))
+        y = (d.exp() * w + d) / (w * d.cos())
+        tan = fa.unpack_dual(y).tangent
+        (g,) = lib.autograd.grad(y.sum(), w)
+        return _chain(y.grad_fn, 5), _chain(tan.grad_fn, 5), tan.tolist(), g.tolist()
+
+
+def test_forward_only_edges_show_none_as_pytorch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _forward_only_edges(tinytorch), _forward_only_edges(torch)
+    assert ours[:2] == theirs[:2]
+    for a, b in zip(ours[2:], theirs[2:]):
+        assert a == pytest.approx(b, rel=1e-6)

@@ -10,7 +10,7 @@ import numpy as np
 from .._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
 from .._numpy_compat import SCALARS_BY_VALUE
 from .._quiet_fp import ARRAY_OUT, F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64, loud, quiet
-from ..autograd.grad_mode import _State
+from ..autograd.grad_mode import _Active, _State
 from ..tensor import Tensor, _make
 from .._ops._core import paths
 from .._ops._core.binary import alpha_in
@@ -158,6 +158,8 @@ def add(a, b, *legacy, alpha=1):
             if _State.enabled:
                 ta, tb = (a if which & 1 else None), (b if which & 2 else None)
                 if (ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad):
+                    if _Active.fw and _State.fw_level is not None:
+                        return _add_ref(a, b)  # in a dual level: the declaration's path, which keeps add's operands
                     return record_pair(out, AddBackward0, ta, tb)
             return _make(out)
     return _add_ref(a, b, *legacy, alpha=alpha)
@@ -176,6 +178,8 @@ def sub(a, b, *legacy, alpha=1):
                 else:
                     tb = b if which == 3 else None
                     if a._requires_grad or (tb is not None and tb._requires_grad):
+                        if _Active.fw and _State.fw_level is not None:
+                            return _sub_ref(a, b)  # in a dual level: the declaration's path (sub's operands kept)
                         return record_pair(out, SubBackward0, a, tb)
             return _make(out)
     return _sub_ref(a, b, *legacy, alpha=alpha)
@@ -191,6 +195,8 @@ def mul(a, b):
         need_a = which & 1 and a._requires_grad
         need_b = which & 2 and b._requires_grad
         if need_a or need_b:
+            if _Active.fw and _State.fw_level is not None:
+                return _mul_ref(a, b)  # in a dual level: the declaration's path, which keeps what mul's jvp reads
             # only what the other side's gradient needs is saved; a number is kept as a number
             if which == 3:
                 if need_a and need_b:

@@ -23,12 +23,17 @@ with the primals, and stays float64 through linear ops), so a rule computes as i
 Differences from PyTorch: ops on dual tensors record a graph even when the primal does not require
 grad, so such results report ``requires_grad=True`` and a ``grad_fn`` (``unpack_dual`` returns the
 primal detached in that case); tangents only flow where grad mode is on (not inside ``no_grad``).
+The nodes show PyTorch's edges all the same: an edge to such a dual, or to a node recorded for such duals alone,
+shows as None in ``next_functions`` (so the backward engine never goes there), and forward AD walks the edges as
+recorded (``node.full_edges``; see ``node.hide_forward_only_edges``). ``requires_grad_()`` on such a dual makes it
+a leaf that requires grad, as in PyTorch.
 A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
 (``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
 ``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
-tangent also records history through primals whose tangent is missing; linear's (addmm/mm), div's, layer_norm's and
-mse_loss's rules do so (``zero_tangent``, ``zero_times``), other rules skip the missing terms. A rule that reads an
-op's result or an input its backward does not keep has the op save it while a level is active (div, the softmaxes).
+tangent also records history through primals whose tangent is missing; linear's (addmm/mm), mul's, div's, pow's,
+layer_norm's and mse_loss's rules do so (``zero_tangent``, ``zero_times``), other rules skip the missing terms. A
+rule that reads an op's result or an input its backward does not keep has the op keep it while a level is active
+(div, the softmaxes, mul).
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
 notes its shape and dtype on its node (``node.note_output``), which the rules need; other threads are
 untouched."""
@@ -43,7 +48,7 @@ from ..tensor import Tensor
 from .engine import grad
 from .function import BackwardCFunction, Function
 from .grad_mode import _Active, _State, enable_grad
-from .node import AccumulateGrad, _SavedOutput
+from .node import AccumulateGrad, _SavedOutput, full_edges
 from .._tensor import printing as _printing
 
 # factory.zeros: factories are ops, which build on this module; _ops/creation/factory.py registers it when it
@@ -54,6 +59,16 @@ zeros = None
 def bind_zeros(fn) -> None:
     global zeros
     zeros = fn
+
+
+# ``dst.copy_(src)`` as autograd records it (CopyBackwards), written into a new tensor: _ops/pointwise/inplace.py
+# registers it when it loads (``bind_copy_recorded``)
+copy_recorded = None
+
+
+def bind_copy_recorded(fn) -> None:
+    global copy_recorded
+    copy_recorded = fn
 
 
 # the view through which a forward formula reads a primal that requires grad (PyTorch's ``_fw_primal``), made by
@@ -155,6 +170,7 @@ def _seeded(tensor, tangent, alias):
     dual = tensor.detach()
     dual._requires_grad = True  # recorded, so the tangent can be pushed through the graph later
     dual._fw_tangent = (_State.fw_generation, tangent)
+    dual._fw_only_leaf = True  # (until requires_grad_() makes it a leaf that requires grad, as PyTorch's dual)
     return dual
 
 
@@ -179,7 +195,7 @@ def _leaf_tangent(t):
 
 
 def _helper_leaf(t) -> bool:
-    return "_fw_tangent" in t.__dict__ or "_fw_aux" in t.__dict__
+    return "_fw_only_leaf" in t.__dict__ or "_fw_aux" in t.__dict__
 
 
 def _forward_only(t) -> bool:
@@ -208,7 +224,7 @@ def _post_order(root, cache_attr: str) -> list:
         if cached is not None and cached[0] == gen:
             continue
         stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions)
+        stack.extend((n, False) for n, _ in full_edges(node))
     return order
 
 
@@ -217,7 +233,7 @@ def _forward_only_node(root) -> bool:
     gen = _State.fw_generation
     for node in _post_order(root, "_fw_fo"):
         only = True
-        for n, _ in node.next_functions:
+        for n, _ in full_edges(node):
             if n is None:
                 continue
             only = _helper_leaf(n.variable) if isinstance(n, AccumulateGrad) else n.__dict__["_fw_fo"][1]
@@ -253,7 +269,7 @@ def _node_tangents(root):
         if seed is not None and seed[0] == gen:
             result = (seed[1],)
         else:
-            ins = [_edge_tangent(e) for e in node.next_functions]
+            ins = [_edge_tangent(e) for e in full_edges(node)]
             result = None if all(x is None for x in ins) else _apply_rule(node, ins)
         node._fw_cache = (gen, result)
     cached = root.__dict__.get("_fw_cache")
@@ -274,8 +290,31 @@ def _out_meta(node):
     return [meta[i] for i in sorted(meta)]
 
 
+class _recorded_edges:
+    """While a rule runs: ``node`` shows its edges as recorded, forward AD's hidden ones too (node.py's
+    ``hide_forward_only_edges``), for a rule or backward that asks which inputs need a gradient: every input with a
+    tangent does here."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def __enter__(self):
+        self.shown = self.node.next_functions
+        self.node.next_functions = full_edges(self.node)
+
+    def __exit__(self, *exc):
+        self.node.next_functions = self.shown
+
+
 def _apply_rule(node, ins):
-    with enable_grad():
+    # an in-place op's node (views.set_history marks it): PyTorch's formula reads a clone of the tangent the tensor
+    # had, and writes its result into that tangent (copy_, CopyBackwards); tinytorch records that copy into a new
+    # tensor instead, as tangents are pushed later (others may still read the old one)
+    inplace = ins and ins[0] is not None and node.__dict__.get("_fw_inplace")
+    if inplace:
+        old = ins[0]
+        ins = [old.clone()] + list(ins[1:])
+    with enable_grad(), _recorded_edges(node):
         rule = getattr(type(node), "jvp", None)
         if rule is not None and not isinstance(node, BackwardCFunction):
             out = _explicit_rule(rule, node, ins)
@@ -283,6 +322,8 @@ def _apply_rule(node, ins):
             out = _custom_function_jvp(node, ins)
         else:
             out = _double_backward_rule(node, ins)
+        if inplace and not isinstance(out, tuple) and out is not None:
+            out = copy_recorded(old, _fit(out, _out_meta(node)[0]))
     out = out if isinstance(out, tuple) else (out,)
     return tuple(_fit(t, m) for t, m in zip(out, _out_meta(node) or [None] * len(out)))
 
@@ -295,7 +336,10 @@ def _explicit_rule(rule, node, ins):
     if not saved:
         return rule(node, *ins)
     fw_only = _forward_only_node(node)
+    # (an in-place op's result is the tensor it wrote into, an input: PyTorch's formula reads it as self_p)
+    inplace = node.__dict__.get("_fw_inplace")
     node._saved = tuple(_primal(t) if isinstance(t, Tensor) else
+                        _primal(t.unpack(node)) if inplace and type(t) is _SavedOutput else
                         t.unpack(node).detach() if fw_only and type(t) is _SavedOutput else t for t in saved)
     try:
         return rule(node, *ins)
@@ -311,6 +355,8 @@ def _primal(t):
         return t
     if _forward_only(t):
         return t.detach()
+    if "_fw_original_self" in t.__dict__:  # an in-place op's input before the write: PyTorch's formula reads the
+        t = t.clone()                     # clone it took then (original_self), a CloneBackward0
     return primal_view(t, _State.fw_jvp)
 
 
@@ -352,7 +398,14 @@ def _double_backward_rule(node, ins):
     us = [zeros(tuple(s), dtype=d).requires_grad_(True) for s, d in meta]
     for u in us:
         u._fw_aux = True  # a helper leaf: results hanging on it alone are still forward-only
-    grads_in = node.backward(*us)
+    # every input's J^T u: the node's recorded edges, and the ops the backward records show theirs (a backward may
+    # differentiate what it recomputes from its saved inputs)
+    hide, _State.fw_hide = _State.fw_hide, False
+    try:
+        with _recorded_edges(node):
+            grads_in = node.backward(*us)
+    finally:
+        _State.fw_hide = hide
     grads_in = grads_in if isinstance(grads_in, tuple) else (grads_in,)
     total = None
     for g, t in zip(grads_in, ins):
@@ -408,23 +461,34 @@ def _out_shape(node, i: int = 0) -> tuple:
     return tuple(_out_meta(node)[i][0])
 
 
-def formula_sum(node, first, second):
-    """``first + second`` in ``node``'s forward formula, as PyTorch runs its formulas (``other_t * self_p + self_t *
-    other_p``): an absent tangent is a zero tensor there, whose term adds nothing, but the sum is still the formula's
-    last op (AddBackward0, with no edge for the zero) where the other term records history; and the zero term, a
-    zero tangent times a primal, has the output's dtype and dims, so it promotes the sum (a float32 tangent of a
-    float64 primal gives a float64 tangent)."""
+_OUTPUT = object()  # (formula_sum: the zero term has the output's dtype)
+
+
+def formula_sum(node, first, second, subtract: bool = False, zero_of=_OUTPUT):
+    """``first + second`` in ``node``'s forward formula (``first - second`` with ``subtract``), as PyTorch runs its
+    formulas (``other_t * self_p + self_t * other_p``): an absent tangent is a zero tensor there, whose term adds
+    nothing, but the sum is still the formula's last op (AddBackward0 or SubBackward0, with no edge for the zero)
+    where the other term records history; and the zero term, a zero tangent times a primal, has the output's dtype
+    and dims, so it promotes the sum (a float32 tangent of a float64 primal gives a float64 tangent). Where the
+    missing tangent is an operand's own (add, sub), ``zero_of`` is that operand: its zero has its dtype, and a
+    number's (None) does not promote."""
     if first is not None and second is not None:
-        return first + second
+        total = first - second if subtract else first + second
+        zero = first if first.__dict__.get("_fw_zero") else second if second.__dict__.get("_fw_zero") else None
+        if zero is not None:  # a zero_times term: PyTorch's zero tensor adds nothing at all (a -0.0 stays -0.0)
+            other = (second if zero is first else first)._data
+            total._data[...] = -other if subtract and zero is first else other
+        return total
     t = second if first is None else first
     if t is None:
         return t
-    dtype = _out_dtype(node)
+    dtype = _out_dtype(node) if zero_of is _OUTPUT else t.dtype if zero_of is None else zero_of.dtype
+    negate = subtract and first is None
     if not t.requires_grad:
-        return t.to(promote_types(t.dtype, dtype))
+        return (-t if negate else t).to(promote_types(t.dtype, dtype))
     zero = zeros((1,) * t.dim(), dtype=dtype)  # (a dimensioned zero: it takes part in type promotion)
-    total = zero + t if first is None else t + zero
-    total._data[...] = t._data  # (PyTorch's zero tensor adds nothing at all: a -0.0 stays -0.0)
+    total = (zero - t if subtract else zero + t) if first is None else (t - zero if subtract else t + zero)
+    total._data[...] = -t._data if negate else t._data  # (PyTorch's zero tensor adds nothing: a -0.0 stays -0.0)
     return total
 
 
@@ -443,7 +507,20 @@ def zero_times(node, factor, zero_first: bool = True):
         return zero
     term = zero * factor if zero_first else factor * zero
     term._data[...] = 0  # (0 * inf would be nan; PyTorch's zero tensor is zero whatever it multiplies)
+    term._fw_zero = True  # (formula_sum adds it as nothing)
     return term
+
+
+def recorded_zero_times(node, factor):
+    """``zero_times(node, factor)`` where it records history (``factor`` requires grad), else None: a term that
+    ``formula_sum`` leaves out, as it adds nothing and records nothing."""
+    return zero_times(node, factor) if factor is not None and factor.requires_grad else None
+
+
+def fw_primal(t):
+    """An input a node kept for its forward formula alone (not among its saved tensors), read through its primal
+    as the formula reads its saved inputs (``_primal``); None stays None."""
+    return None if t is None or not isinstance(t, Tensor) else _primal(t)
 
 
 def _add_terms(*terms):
@@ -457,7 +534,7 @@ def _add_terms(*terms):
 def _dual_parts(t) -> tuple:
     """What ``repr`` shows of ``t`` in a dual level: whether it is recorded for forward AD alone (then no
     ``grad_fn``), and its tangent (``tangent=``), as ``unpack_dual`` gives it."""
-    if t.grad_fn is None and not _helper_leaf(t):
+    if t.grad_fn is None and not ("_fw_tangent" in t.__dict__ or _helper_leaf(t)):
         return False, None
     if t.__dict__.get("_fw_is_tangent") == _State.fw_generation:
         return _forward_only(t), None

@@ -30,6 +30,7 @@ class _Modes(threading.local):
     fw_level = None              # the forward-AD level in progress (0), or None
     fw_generation = 0            # which dual level made a tangent (see autograd/forward_ad.py)
     fw_jvp = False               # the level is torch.func.jvp's: formulas read primals through AliasBackward0
+    fw_hide = True               # new nodes show None for edges to forward AD's own graph (autograd/node.py)
     recorder = None              # the profile recording this thread's ops (tinytorch/profiler), None inside an op
     # a backward with no graph of the gradient wanted may apply its formula to the arrays directly; False while
     # a graph capture runs in this thread (fx/experimental/_capture.py), which must see each op of it

@@ -163,10 +163,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         grad_outputs = [o.new_empty(o.shape).normal_().requires_grad_() for o in outputs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n_in = len(inputs)
+    # which arguments require grad, as gradcheck's forward-mode check passes them as dual tensors of detached
+    # primals (PyTorch's gradgradcheck notes them the same way)
+    wanted = [isinstance(x, Tensor) and x._requires_grad for x in tuple(inputs) + tuple(grad_outputs)]
 
     def first_derivative(*args):
         # gradcheck evaluates this under no_grad for its finite differences; the gradient needs a graph
         with enable_grad():
+            args = [x.requires_grad_() if w else x for x, w in zip(args, wanted)]
             ins, gos = args[:n_in], args[n_in:]
             outs = _diff_outputs(func, ins)
             dins = [x for x in ins if isinstance(x, Tensor) and x._requires_grad]

@@ -877,7 +877,41 @@ def note_output(node: Node, t) -> None:
     outs = node.__dict__.get("_fw_outs")
     if outs is None:
         outs = node._fw_outs = []
+    if "_fw_edges" not in node.__dict__:
+        hide_forward_only_edges(node)
     outs.append((weakref.ref(t), t._data.shape, t._data.dtype))
+
+
+# Forward AD records ops on a dual tensor whose primal does not require grad (a forward-only leaf), so that it can
+# push the tangent through the recorded nodes later (autograd/forward_ad.py). PyTorch records nothing there: its
+# node shows None for such an input. While a dual level is active each new node shows None for an edge to a
+# forward-only leaf, or to a node all of whose edges are None that way, and keeps its edges as recorded in
+# ``_fw_edges``, which forward AD alone walks (``full_edges``). The backward engine and every backward see
+# PyTorch's edges, and pay nothing. (Forward AD's rule by double backward differentiates a node's backward with
+# respect to every input: the nodes that backward records keep their edges shown, ``_State.fw_hide`` False.)
+def hide_forward_only_edges(node) -> None:
+    """Show as None each edge of ``node`` to forward AD's own part of the graph (see above)."""
+    edges = node.next_functions
+    shown = tuple([_NO_EDGE if n is not None and _forward_only_target(n) else (n, nr) for n, nr in edges])
+    if shown == edges:
+        node._fw_edges = None  # (looked at: nothing to hide)
+        return
+    node._fw_edges = edges
+    if _State.fw_hide:
+        node.next_functions = shown
+    if all(n is None for n, _ in shown):
+        node._fw_only = True  # a result PyTorch would not record: nodes over it hide their edge to it
+
+
+def _forward_only_target(n) -> bool:
+    if type(n) is AccumulateGrad:
+        return "_fw_only_leaf" in n.variable.__dict__  # (forward_ad's dual of a primal that does not require grad)
+    return n.__dict__.get("_fw_only", False)
+
+
+def full_edges(node) -> tuple:
+    """``node``'s edges as recorded, the ones it shows as None to the forward-only part of the graph included."""
+    return node.__dict__.get("_fw_edges") or node.next_functions
 
 
 def accumulator_of(t) -> AccumulateGrad:

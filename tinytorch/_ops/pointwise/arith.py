@@ -9,7 +9,8 @@ import operator
 import numpy as np
 
 from ..._quiet_fp import cast, loud, quiet
-from ...autograd.forward_ad import formula_sum
+from ...autograd.forward_ad import formula_sum, fw_primal, recorded_zero_times
+from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import EdgePair, SavedPair
 from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
@@ -18,7 +19,7 @@ from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, alpha_in,
 from .._core import deprecated as _deprecated
 from .._core.record import record
 from .._core.registry import op
-from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
+from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 
 
 def _scaled_sum(ad, bd, alpha):
@@ -45,13 +46,16 @@ def _muladd_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, v
 class AddBackward0(_BinaryNode, EdgePair):
     saved_fields = (("alpha", "alpha"),)
     alpha = 1
+    fw_inputs = (None, None)
 
     def backward(self, g):
         gb = g if self.alpha == 1 else mul_scalar(g, self.alpha)
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
-        return add_terms(ta, None if tb is None else (tb if self.alpha == 1 else mul_scalar(tb, self.alpha)))
+        # PyTorch's formula, self_t + maybe_multiply(other_t, alpha): a missing tangent is its operand's zero tensor
+        return formula_sum(self, ta, None if tb is None else (tb if self.alpha == 1 else mul_scalar(tb, self.alpha)),
+                           zero_of=self.fw_inputs[1 if tb is None else 0])
 
 
 @op(variants=_ARITH, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), batch=pointwise,
@@ -72,8 +76,16 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         loud(fp)
     out = as_array(out)
     if needs_grad(ta, tb):
-        return record(out, AddBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha)
+        return record(out, AddBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha,
+                      **_fw_operands(ta, tb))
     return _make(out)
+
+
+def _fw_operands(ta, tb) -> dict:
+    """In a dual level, add's, sub's and mul's node keeps both operands (None for a number): their forward formulas
+    read a missing tangent as the zero tensor of its operand (of its dtype; a number's does not promote), and
+    mul's reads the primal its backward may not keep."""
+    return {"fw_inputs": (ta, tb)} if _Active.fw and _State.fw_level is not None else {}
 
 
 
@@ -94,6 +106,7 @@ def add_scalar(t: Tensor, number) -> Tensor:
 class SubBackward0(_BinaryNode, EdgePair):
     saved_fields = (("alpha", "alpha"),)
     alpha = 1
+    fw_inputs = (None, None)
 
     def backward(self, g):
         gb = None
@@ -102,9 +115,9 @@ class SubBackward0(_BinaryNode, EdgePair):
         return fit_grad(g, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
-        if ta is not None and tb is not None:  # PyTorch's formula: self_t - maybe_multiply(other_t, alpha)
-            return ta - (tb if self.alpha == 1 else mul_scalar(tb, self.alpha))
-        return add_terms(ta, None if tb is None else (-tb if self.alpha == 1 else mul_scalar(-tb, self.alpha)))
+        # PyTorch's formula, self_t - maybe_multiply(other_t, alpha): a missing tangent is its operand's zero tensor
+        return formula_sum(self, ta, None if tb is None else (tb if self.alpha == 1 else mul_scalar(tb, self.alpha)),
+                           subtract=True, zero_of=self.fw_inputs[1 if tb is None else 0])
 
 
 
@@ -180,7 +193,8 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
         if ta is None and not isinstance(a, Tensor):
             # scalar - tensor: PyTorch's RsubBackward1 with a single input edge
             return record(out, RsubBackward1, (tb,))
-        return record(out, SubBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha)
+        return record(out, SubBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha,
+                      **_fw_operands(ta, tb))
     return _make(out)
 
 
@@ -196,6 +210,7 @@ class MulBackward0(_BinaryNode, SavedPair):
                     ("self", (0, lambda n: scalar_tensor(getattr(n, "a_scalar", None)))))
     _instance_attrs = ("need_a", "need_b", "a_scalar", "b_scalar")
     need_a = need_b = True  # the common case: a product of two tensors that require grad sets neither
+    fw_inputs = (None, None)
 
     @holomorphic_backward
     def backward(self, g):
@@ -207,10 +222,19 @@ class MulBackward0(_BinaryNode, SavedPair):
         return fit_grad(ga, self.a_meta), fit_grad(gb, self.b_meta)
 
     def jvp(self, ta, tb):
-        # PyTorch's formula: other_t * self_p + self_t * other_p
+        # PyTorch's formula: other_t * self_p + self_t * other_p. A missing tangent (a number's, or a tensor's that
+        # is no dual) is its zero tensor there, whose product with a primal that requires grad still records
+        # history (recorded_zero_times); the operand the backward does not keep is kept in a dual level (fw_inputs)
         a, b = self._unpacked_saved
-        return formula_sum(self, None if tb is None else tb * (self.a_scalar if a is None else a),
-                           None if ta is None else ta * (self.b_scalar if b is None else b))
+        if tb is not None:
+            first = tb * (self.a_scalar if a is None else a)
+        else:
+            first = recorded_zero_times(self, a if a is not None else fw_primal(self.fw_inputs[0]))
+        if ta is not None:
+            second = ta * (self.b_scalar if b is None else b)
+        else:
+            second = recorded_zero_times(self, b if b is not None else fw_primal(self.fw_inputs[1]))
+        return formula_sum(self, first, second)
 
 
 @op(variants=_ARITH, aliases=("multiply",), dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",),
@@ -235,7 +259,8 @@ def mul(a, b) -> Tensor:
         # only what the other side's gradient needs is saved; a number operand is kept as it is
         scalars = {"b_scalar": bd} if tb is None else {"a_scalar": ad} if ta is None else {}
         return record(out, MulBackward0, (ta, tb), (ta if need_b else None, tb if need_a else None),
-                      a_meta=meta(ta, out), b_meta=meta(tb, out), need_a=need_a, need_b=need_b, **scalars)
+                      a_meta=meta(ta, out), b_meta=meta(tb, out), need_a=need_a, need_b=need_b, **scalars,
+                      **_fw_operands(ta, tb))
     return _make(out)
 
 

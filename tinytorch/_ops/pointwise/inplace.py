@@ -15,6 +15,7 @@ import numpy as np
 from ... import _dtype_casts
 from ..creation import factory
 from ..._dtype import NARROW_NP
+from ...autograd import forward_ad as _forward_ad
 from ...autograd.grad_mode import _State, check_inference_inplace, version_counter
 from ...autograd.node import Node
 from ...tensor import Tensor, _new
@@ -45,6 +46,8 @@ def _snapshot(self: Tensor) -> Tensor:
     old._requires_grad = self._requires_grad
     if self._base is not None and self.grad_fn is None:
         old._requires_grad = False  # a view without history has no edge (see Tensor._edge)
+    if _State.fw_level is not None:
+        old._fw_original_self = True  # (forward_ad reads it as PyTorch's in-place formulas read it: _primal)
     return old
 
 
@@ -282,4 +285,13 @@ def _copy(self, src, node_cls):
     return self
 
 
+def _copy_recorded(dst, src):
+    """``dst.copy_(src)`` as autograd records it (CopyBackwards over ``dst`` and ``src``), written into a new tensor:
+    ``dst`` keeps its values and history (forward AD's in-place formulas: autograd/forward_ad.py)."""
+    out = np.array(np.broadcast_to(src._data, dst._data.shape), dtype=dst._data.dtype)
+    return record(out, CopyBackwards, (dst, src), src_meta=(src._data.shape, src._data.dtype)
+                  if src._requires_grad else None)
+
+
+_forward_ad.bind_copy_recorded(_copy_recorded)
 _registry.bind_inplace(apply_inplace, writeable)

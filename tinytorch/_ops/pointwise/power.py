@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd.forward_ad import formula_sum, recorded_zero_times
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.record import OUT, record
 from .._core.registry import op
-from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad, unpack
+from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad, unpack
 from .._core.binary import _BinaryNode
 from .arith import mul_scalar, sub_scalar
 from .compare import where
@@ -54,9 +55,20 @@ class PowBackward1(_BinaryNode):
         return ga, gb
 
     def jvp(self, ta, tb):
+        # PyTorch's formula, pow_backward_self(self_t, ..) + pow_backward_exponent(exponent_t, ..): a missing tangent
+        # is its zero tensor, whose product with a slope that requires grad still records history
         a, b, out = self._unpacked_saved
-        left = None if ta is None else where(b == 0.0, 0.0, ta * _pow_slope_by(a, b))
-        return add_terms(left, None if tb is None else tb * _pow_log_slope(a, b, out))
+        slopes = a.requires_grad or b.requires_grad
+        left = right = None
+        if ta is not None:
+            left = where(b == 0.0, 0.0, ta * _pow_slope_by(a, b))
+        elif slopes:
+            left = where(b == 0.0, 0.0, recorded_zero_times(self, _pow_slope_by(a, b)))
+            left._fw_zero = True  # (a zero term: formula_sum adds it as nothing)
+        if tb is not None or slopes:
+            log_slope = _pow_log_slope(a, b, out)
+            right = tb * log_slope if tb is not None else recorded_zero_times(self, log_slope)
+        return formula_sum(self, left, right)
 
 
 def _pow_slope_by(a, b):

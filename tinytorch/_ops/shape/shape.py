@@ -30,7 +30,7 @@ class CloneBackward0(Node):
         return (g,)
 
     def jvp(self, t):
-        return t
+        return t.clone()  # PyTorch's formula (auto_linear): clone(self_t), a CloneBackward0 where it records
 
 
 def _unary_result(input: Tensor, out: np.ndarray, node_cls, is_view: bool, **attrs):

@@ -36,7 +36,7 @@ import weakref
 import numpy as np
 
 from ...autograd.grad_mode import _State, version_counter
-from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, note_output
+from ...autograd.node import Node, _BACKWARD_SUFFIX, _SavedOutput, full_edges, note_output
 from ...tensor import Tensor, _make
 from ..._meta_array import MetaArray
 from .._core.registry import _METHOD_OWNERS, CHECKS_BEFORE_EDGES, REGISTRY
@@ -187,10 +187,13 @@ def set_history(t, fn) -> None:
         t._output_nr = 0
         t._requires_grad = True
     else:
-        node = CopySlices((base._edge(),) + tuple(fn.next_functions[1:]))
+        edges = full_edges(fn)  # (forward AD's hidden edges too: CopySlices hides them again, note_output below)
+        node = CopySlices((base._edge(),) + tuple(edges[1:]))
         node.fn = fn
         # fn now runs only inside CopySlices; as in PyTorch it no longer holds the view's old history
         fn.next_functions = ((None, 0),) + tuple(fn.next_functions[1:])
+        if fn.__dict__.get("_fw_edges"):
+            fn._fw_edges = ((None, 0),) + tuple(edges[1:])
         node.geom = geometry(base._data, t._data)
         _move_retained(base, base.grad_fn, base._output_nr, node)
         base.grad_fn = node
@@ -199,6 +202,8 @@ def set_history(t, fn) -> None:
     if _State.fw_level is not None:  # forward AD pushes tangents through the new node's output
         owner = t if base is None else base
         owner.grad_fn._fw_outs = []  # the in-place op's out-of-place result was a temporary
+        if base is None:
+            fn._fw_inplace = True  # its tangent is written as PyTorch's in-place formulas write it (forward_ad)
         note_output(owner.grad_fn, owner)
     refresh(t._vc, t)
 
