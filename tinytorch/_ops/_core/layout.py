@@ -140,6 +140,20 @@ def arranged(a, strides: tuple | None):
     return laid_out(a, tuple(strides))
 
 
+def input_format(x):
+    """The memory format PyTorch's CPU kernels of NCHW ops (batch_norm, the 2-d poolings) allocate their results and
+    their input's gradient in: a 4-d input's ``suggest_memory_format`` (None: contiguous; and for anything else:
+    a meta array, another rank)."""
+    if type(x) is not np.ndarray or x.ndim != 4:
+        return None
+    return suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize))
+
+
+def as_format(a, fmt):
+    """``a`` (a fresh numpy result) laid out in memory format ``fmt`` (None: left as it is)."""
+    return a if fmt is None else arranged(a, format_strides(a.shape, fmt))
+
+
 def strides_for(x, fmt) -> tuple | None:
     """The strides (in elements) of a new tensor laid out like ``x`` (a numpy or a meta array) as memory format
     ``fmt`` asks (None: preserve_format), or None where that is C order; PyTorch's errors for a format that
