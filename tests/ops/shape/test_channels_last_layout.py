@@ -156,3 +156,17 @@ def test_elementwise_operands_of_different_layouts(torch, device):
             assert _seen(got) == _seen(want), (case, name)
             if device == "cpu":
                 np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{case} {name}")
+
+
+def test_empty_tensors_keep_pytorchs_strides_through_views(torch):
+    """A factory's empty tensor has PyTorch's contiguous strides (numpy keeps none for an empty array), so its
+    transposes and permutations have PyTorch's too, and copies under preserve_format keep them."""
+    for shape in [(0, 3), (3, 0), (0, 0), (2, 0, 3), (0, 1, 2)]:
+        seen = []
+        for L in (torch, tinytorch):
+            for make in (L.empty, L.zeros):
+                a = make(*shape)
+                v = a.t() if a.ndim == 2 else a.transpose(0, 2)
+                seen.append([t.stride() for t in (a, v, v.clone(), v.contiguous(), L.empty_like(v),
+                                                  a.permute(*reversed(range(a.ndim))))])
+        assert seen[:2] == seen[2:], shape

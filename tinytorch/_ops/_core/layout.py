@@ -159,7 +159,7 @@ def strides_for(x, fmt) -> tuple | None:
     ``fmt`` asks (None: preserve_format), or None where that is C order; PyTorch's errors for a format that
     is not one, or a channels-last format of the wrong rank."""
     if fmt is None or fmt is preserve_format:
-        if x.flags.c_contiguous and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
+        if x.flags.c_contiguous and x.size and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
             return None  # the common case: C order is the layout kept
         meta = type(x) is MetaArray
         return preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize, not meta))
@@ -208,7 +208,10 @@ def laid_out(x, strides: tuple | None):
         if strides is None:
             return x.copy()
         return MetaArray(shape, x.dtype, tuple(s * item for s in strides), value=x.value)
-    if strides is None or 0 in shape or strides == c_strides(shape, 1):
+    if 0 in shape and len(shape) > 1:  # (numpy gives an empty copy strides of 0 only: the view keeps PyTorch's)
+        return np.lib.stride_tricks.as_strided(np.empty(0, x.dtype), shape, tuple(
+            s * item for s in (strides or c_strides(shape, 1))), writeable=True)
+    if strides is None or strides == c_strides(shape, 1):
         return x.copy()
     out = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), shape, tuple(s * item for s in strides),
                                           writeable=True)
