@@ -1,6 +1,6 @@
 """Results laid out as PyTorch's CPU kernels lay them out, compared with PyTorch (shapes, strides, values, grads):
 
-- convolutions (conv1d/2d, conv_transpose1d/2d) channels-last where the input (not a 1-d one's) or the weight
+- convolutions (conv1d/2d/3d, conv_transpose1d/2d/3d) channels-last where the input (not a 1-d one's) or the weight
   suggests it, their input and weight gradients too (oneDNN's fresh strides, the native kernels' kept ones);
 - batch_norm and the 2-d poolings in their input's memory format, their input's gradient too;
 - elementwise ops over operands of different layouts in TensorIterator's order (the first operand that orders
@@ -10,7 +10,7 @@ import pytest
 
 import tinytorch
 
-CL = "channels_last"
+CL, CL3 = "channels_last", "channels_last_3d"
 
 
 def _arr(shape, seed, dtype):
@@ -56,6 +56,11 @@ _CONVS = [
     ("conv_transpose2d_w_cl_groups", lambda F, x, w: F.conv_transpose2d(x, w, groups=2), (1, 4, 5, 5), None,
      (4, 3, 3, 3), CL),
     ("conv_transpose1d_weight_decides", lambda F, x, w: F.conv_transpose1d(x, w), (2, 4, 7), _T, (4, 6, 3), _T),
+    # 3-d: channels_last_3d on oneDNN (float32 here), contiguous on the native kernels (float64)
+    ("conv3d_x_cl3d", lambda F, x, w: F.conv3d(x, w, padding=1), (2, 3, 4, 4, 3), CL3, (4, 3, 3, 3, 3), None),
+    ("conv3d_w_cl3d", lambda F, x, w: F.conv3d(x, w, stride=2), (2, 3, 5, 4, 4), None, (4, 3, 2, 2, 2), CL3),
+    ("conv_transpose3d_x_cl3d", lambda F, x, w: F.conv_transpose3d(x, w, stride=2), (2, 4, 3, 2, 3), CL3,
+     (4, 2, 2, 2, 2), None),
 ]
 
 
