@@ -147,19 +147,34 @@ def _dense_nonoverlapping(shape, strides) -> bool:
     return True
 
 
-def iterator_order(shape: tuple, operands) -> tuple | None:
-    """The element strides PyTorch's TensorIterator gives a new elementwise result of ``shape`` over ``operands``
-    (each ``(shape, element strides)``, in the op's operand order; a 0-d one, or a binary op's number as
-    ``((), ())``, counts as broadcast everywhere), or None where that is C order for want of anything to order
-    (a result of rank < 2 or empty, no operand of rank >= 1). Operands all of the result's shape first (``compute_fast_setup_type``): all
-    contiguous, C order; all channels-last (4-d), channels-last; all dense with one set of strides, those. Else the
-    dims ordered by ``iterator_dim_order`` (the first operand that tells decides: ``t + x`` takes ``t``'s order,
-    ``x + t`` ``x``'s) and dense in that order."""
+def iterator_order(shape: tuple, operands, meta: bool = False) -> tuple | None:
+    """The element strides PyTorch gives a new elementwise result of ``shape`` over ``operands`` (each ``(shape,
+    element strides)``, in the op's operand order; a 0-d one, or a binary op's number as ``((), ())``, counts as
+    broadcast everywhere), or None where that is C order for want of anything to order (a result of rank < 2 or
+    empty, no operand of rank >= 1).
+
+    On CPU (TensorIterator), operands all of the result's shape first (``compute_fast_setup_type``): all
+    contiguous, C order; all channels-last (4-d), channels-last; all dense with one set of strides, those. Else
+    the dims ordered by ``iterator_dim_order`` (the first operand that tells decides: ``t + x`` takes ``t``'s
+    order, ``x + t`` ``x``'s) and dense in that order. ``meta``: PyTorch's meta kernels' rule
+    (``compute_elementwise_output_strides``): the operands broadcast first (numbers left out by the caller), C
+    order where all are contiguous and not all channels-last, channels-last where the reverse, else the same
+    sort, a size-1 dim deciding nothing."""
     nd = len(shape)
     ranked = [op for op in operands if len(op[0])]
     if nd < 2 or not ranked or 0 in shape:
         return None
-    if all(tuple(sh) == tuple(shape) for sh, _ in operands):
+    strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 and shape[nd - len(sh) + i] != 1 else s
+                                             for i, (n, s) in enumerate(zip(sh, st))) for sh, st in operands]
+    if meta:
+        # a size-1 dim decides nothing here (a stride of 0): tinytorch's meta results come from its own formulas,
+        # not PyTorch's, and a size-1 dim's stride ordered by them strays from PyTorch's C-order ones
+        strides = [tuple(0 if n == 1 else s for n, s in zip(shape, st)) for st in strides]
+        rows = all(_c_ordered(shape, st) for st in strides)
+        last = nd == 4 and all(_contiguous(shape, st, 1, _CHANNELS_INNERMOST) for st in strides)
+        if rows != last:
+            return _dense(shape, range(nd - 1, -1, -1) if rows else (1, 3, 2, 0))
+    elif all(tuple(sh) == tuple(shape) for sh, _ in operands):
         if all(_c_ordered(sh, st) for sh, st in operands):
             return _dense(shape, range(nd - 1, -1, -1))
         if nd == 4 and all(_contiguous(sh, st, 1, _CHANNELS_INNERMOST) for sh, st in operands):
@@ -167,20 +182,16 @@ def iterator_order(shape: tuple, operands) -> tuple | None:
         first = tuple(operands[0][1])
         if all(tuple(st) == first and _dense_nonoverlapping(sh, st) for sh, st in operands):
             return first
-    strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 and shape[nd - len(sh) + i] != 1 else s
-                                             for i, (n, s) in enumerate(zip(sh, st))) for sh, st in operands]
     return _dense(shape, iterator_dim_order(shape, strides))
 
 
 def _ufunc_order(shape: tuple, inputs) -> tuple:
-    """The element strides of a new ufunc result of ``shape`` over ``inputs``, as PyTorch's CPU and meta kernels
-    lay out the same op's result: TensorIterator's order (``iterator_order``, which the CPU ops give their numpy
-    results too: ``tensor_iterator.elementwise_layout``); C order where no input has a dim."""
+    """The element strides of a new ufunc result of ``shape`` over ``inputs``, as PyTorch's meta kernels lay out the
+    same op's result (``iterator_order``'s meta rule; the CPU ops give their numpy results TensorIterator's order
+    by the same function: ``tensor_iterator.elementwise_layout``); C order where no input has a dim."""
     ops = [(tuple(x.shape), tuple(st // x.itemsize for st in x.strides)) for x in inputs
            if isinstance(x, (MetaArray, np.ndarray))]
-    # a binary op's number is an operand to TensorIterator (a wrapped 0-d tensor), a unary op's bounds are not
-    numbers = [((), ())] * sum(not isinstance(x, (MetaArray, np.ndarray)) for x in inputs) if len(inputs) == 2 else []
-    ordered = iterator_order(shape, ops + numbers)
+    ordered = iterator_order(shape, ops, meta=True)
     return ordered if ordered is not None else _dense(shape, range(len(shape) - 1, -1, -1))
 
 
