@@ -100,7 +100,8 @@ def fast_forward(fn, py_fn, a, b):
             out = _split(fn, arr, other, which == 2)
     finally:
         loud(fp)
-    return elementwise_layout(as_array(out), arr, other) if which != 2 else elementwise_layout(as_array(out), other, arr), which
+    out = as_array(out)
+    return (elementwise_layout(out, arr, other) if which != 2 else elementwise_layout(out, other, arr)), which
 
 
 # -- add / sub / mul: the common cases ------------------------------------------------------------

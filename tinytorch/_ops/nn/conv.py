@@ -192,7 +192,8 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bia
     _lay_out(geo, input, weight, False, input_counts=input.ndim != 3)
     if output_mask[0] and output_mask[1] and not _State.enabled:  # as the node computes them
         gx, gw = _conv_grads_arrays(grad_output._data, input._data, weight._data, geo)
-        return _make(arranged(gx, geo.layout.get("conv_t"))), _make(arranged(gw, geo.layout.get("conv_w"))), _bias_grad(grad_output, geo) if output_mask[2] else None
+        return (_make(arranged(gx, geo.layout.get("conv_t"))), _make(arranged(gw, geo.layout.get("conv_w"))),
+                _bias_grad(grad_output, geo) if output_mask[2] else None)
     return (_conv_t(grad_output, weight, geo) if output_mask[0] else None,
             _conv_w(input, grad_output, geo) if output_mask[1] else None,
             _bias_grad(grad_output, geo) if output_mask[2] else None)
@@ -211,7 +212,8 @@ class ConvolutionBackward0(Node):
         if self.need[0] and self.need[1] and not _State.enabled and type(g._data) is not MetaArray:
             # no graph of the gradient: on the arrays (meta tensors take the shape-only path below)
             gx, gw = _conv_grads_arrays(g._data, x._data, w._data, self.geo)
-            gx, gw = _make(arranged(gx, self.geo.layout.get("conv_t"))), _make(arranged(gw, self.geo.layout.get("conv_w")))
+            layout = self.geo.layout
+            gx, gw = _make(arranged(gx, layout.get("conv_t"))), _make(arranged(gw, layout.get("conv_w")))
         else:
             gx = _conv_t(g, w, self.geo) if self.need[0] else None
             gw = _conv_w(x, g, self.geo) if self.need[1] else None
