@@ -3,8 +3,8 @@
 The ops run their numpy code on it unchanged. numpy hands these arrays to ``__array_ufunc__`` and
 ``__array_function__``, and both work out the result's shape and dtype without computing anything:
 
-- a ufunc takes the broadcast shape, numpy's layout for a new result (``_ufunc_order``: a transposed input's
-  result transposed too, as on CPU), and its dtype from the same ufunc run on one-element stand-ins of the
+- a ufunc takes the broadcast shape, PyTorch's layout for a new result (``_ufunc_order``: TensorIterator's
+  order, the same CPU result's), and its dtype from the same ufunc run on one-element stand-ins of the
   operands' dtypes;
 - a reduction or ``matmul`` takes its shape from numpy's rules;
 - reshapes, transposes and basic indexing are views. Their strides are computed as numpy computes them.
@@ -103,40 +103,96 @@ def _dense(shape, order) -> tuple:
     return tuple(out)
 
 
-def _ufunc_order(shape: tuple, inputs) -> tuple:
-    """The element strides numpy gives a new ufunc result of ``shape`` over ``inputs`` (order "K"), so a meta
-    result is laid out as the same op's CPU result (a transposed or permuted input's keeps its order):
+def iterator_dim_order(shape, operands) -> list:
+    """The dims of ``shape``, fastest first, as PyTorch's TensorIterator orders them (``reorder_dimensions``);
+    ``operands``: each operand's strides (any unit, 0 where broadcast), in TensorIterator's operand order,
+    allocated outputs left out. An insertion sort, fastest dim first, starting from the reversed dims; a pair of
+    dims is ordered by the first operand whose strides there are both non-zero: the smaller stride goes first,
+    and for equal strides the smaller dim; an operand with a zero stride at either dim tells nothing."""
+    def should_swap(d0: int, d1: int) -> int:
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
 
-    - every array input of the result's shape, all C-contiguous: C order; all F-contiguous: F order (the
-      ufuncs' trivial loop);
-    - else the dims sorted as numpy's nditer sorts them: an insertion sort from C order, innermost first, a dim
-      moving inward past one whose stride is larger in some input and in none smaller (inputs conflicting:
-      C order), a size-1 or broadcast dim (stride 0) deciding nothing in an input."""
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _CHANNELS_INNERMOST(pairs: list) -> list:
+    """A 4-d tensor's (size, stride) pairs in channels-last order, innermost first (``_contiguous``'s order)."""
+    return [pairs[1], pairs[3], pairs[2], pairs[0]]
+
+
+def _dense_nonoverlapping(shape, strides) -> bool:
+    expected = 1
+    for _empty, st, n in sorted((n == 0, st, n) for n, st in zip(shape, strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def iterator_order(shape: tuple, operands, meta: bool = False) -> tuple | None:
+    """The element strides PyTorch gives a new elementwise result of ``shape`` over ``operands`` (each ``(shape,
+    element strides)``, in the op's operand order; a 0-d one, or a binary op's number as ``((), ())``, counts as
+    broadcast everywhere), or None where that is C order for want of anything to order (a result of rank < 2 or
+    empty, no operand of rank >= 1).
+
+    On CPU (TensorIterator), operands all of the result's shape first (``compute_fast_setup_type``): all
+    contiguous, C order; all channels-last (4-d), channels-last; all dense with one set of strides, those. Else
+    the dims ordered by ``iterator_dim_order`` (the first operand that tells decides: ``t + x`` takes ``t``'s
+    order, ``x + t`` ``x``'s) and dense in that order. ``meta``: PyTorch's meta kernels' rule
+    (``compute_elementwise_output_strides``): the operands broadcast first (numbers left out by the caller), C
+    order where all are contiguous and not all channels-last, channels-last where the reverse, else the same
+    sort, a size-1 dim deciding nothing."""
     nd = len(shape)
+    ranked = [op for op in operands if len(op[0])]
+    if nd < 2 or not ranked or 0 in shape:
+        return None
+    strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 and shape[nd - len(sh) + i] != 1 else s
+                                             for i, (n, s) in enumerate(zip(sh, st))) for sh, st in operands]
+    if meta:
+        # a size-1 dim decides nothing here (a stride of 0): tinytorch's meta results come from its own formulas,
+        # not PyTorch's, and a size-1 dim's stride ordered by them strays from PyTorch's C-order ones
+        strides = [tuple(0 if n == 1 else s for n, s in zip(shape, st)) for st in strides]
+        rows = all(_c_ordered(shape, st) for st in strides)
+        last = nd == 4 and all(_contiguous(shape, st, 1, _CHANNELS_INNERMOST) for st in strides)
+        if rows != last:
+            return _dense(shape, range(nd - 1, -1, -1) if rows else (1, 3, 2, 0))
+    elif all(tuple(sh) == tuple(shape) for sh, _ in operands):
+        if all(_c_ordered(sh, st) for sh, st in operands):
+            return _dense(shape, range(nd - 1, -1, -1))
+        if nd == 4 and all(_contiguous(sh, st, 1, _CHANNELS_INNERMOST) for sh, st in operands):
+            return _dense(shape, (1, 3, 2, 0))
+        first = tuple(operands[0][1])
+        if all(tuple(st) == first and _dense_nonoverlapping(sh, st) for sh, st in operands):
+            return first
+    return _dense(shape, iterator_dim_order(shape, strides))
+
+
+def _ufunc_order(shape: tuple, inputs) -> tuple:
+    """The element strides of a new ufunc result of ``shape`` over ``inputs``, as PyTorch's meta kernels lay out the
+    same op's result (``iterator_order``'s meta rule; the CPU ops give their numpy results TensorIterator's order
+    by the same function: ``tensor_iterator.elementwise_layout``); C order where no input has a dim."""
     ops = [(tuple(x.shape), tuple(st // x.itemsize for st in x.strides)) for x in inputs
            if isinstance(x, (MetaArray, np.ndarray))]
-    shaped = [op for op in ops if op[0]]
-    if shaped and all(sh == shape for sh, _ in shaped):
-        if all(_c_ordered(sh, st) for sh, st in shaped):
-            return _dense(shape, range(nd - 1, -1, -1))
-        if all(_contiguous(sh, st, 1, iter) for sh, st in shaped):
-            return _dense(shape, range(nd))
-    strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 else s for n, s in zip(sh, st)) for sh, st in ops]
-    perm = list(range(nd - 1, -1, -1))
-    for i0 in range(1, nd):
-        at, d0 = i0, perm[i0]
-        for i1 in range(i0 - 1, -1, -1):
-            d1, decided, inward = perm[i1], False, False
-            for st in strides:
-                if st[d0] and st[d1]:
-                    inward = abs(st[d1]) > abs(st[d0]) and (inward or not decided)
-                    decided = True
-            if decided:
-                if not inward:
-                    break
-                at = i1
-        perm.insert(at, perm.pop(i0))
-    return _dense(shape, perm)
+    ordered = iterator_order(shape, ops, meta=True)
+    return ordered if ordered is not None else _dense(shape, range(len(shape) - 1, -1, -1))
 
 
 def _pointwise(shape: tuple, res, inputs) -> "MetaArray":

@@ -29,4 +29,8 @@ def sum_grads(prev, g):
             out[()] = r
             return _make(out)
     out = np.add(pd, gd, out=_ARRAY_OUT)
+    if type(out) is MetaArray and pd.strides != gd.strides:
+        # laid out as numpy lays out the CPU sum (C order where the two disagree), not as an add op's result
+        # (the first operand's order): PyTorch's InputBuffer sums into whichever operand it may reuse
+        out = MetaArray(out.shape, out.dtype, value=out.value)
     return _make(out if type(out) is np.ndarray or type(out) is MetaArray else np.asarray(out))  # (meta stays meta)

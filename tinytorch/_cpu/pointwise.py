@@ -14,6 +14,7 @@ from ..autograd.grad_mode import _Active, _State
 from ..tensor import Tensor, _make
 from .._ops._core import paths
 from .._ops._core.binary import alpha_in
+from .._ops._core.tensor_iterator import elementwise_layout
 from .._ops._core.registry import bind_rule
 from .._ops._core.record import record, record_pair
 from .._ops._core.util import as_array
@@ -99,7 +100,8 @@ def fast_forward(fn, py_fn, a, b):
             out = _split(fn, arr, other, which == 2)
     finally:
         loud(fp)
-    return as_array(out), which
+    out = as_array(out)
+    return (elementwise_layout(out, arr, other) if which != 2 else elementwise_layout(out, other, arr)), which
 
 
 # -- add / sub / mul: the common cases ------------------------------------------------------------

@@ -86,12 +86,80 @@ def channels_last_strides(shape: tuple) -> tuple:
     return tuple(strides)
 
 
+def suggested_format(shape: tuple, strides: tuple):
+    """PyTorch's ``suggest_memory_format`` of element ``strides``: ``channels_last`` (4-d) or ``channels_last_3d``
+    (5-d) where they order the dims as that format does, else None (contiguous). As PyTorch's heuristic: the
+    channels first, then the spatial dims last to first, then the batch, each stride at least the block of the
+    ones before (a size-1 dim adds nothing); an empty dim, a 0 channel stride, or a batch stride equal to the
+    channels' (``(N, 1, 1, 1)`` either way) read as contiguous."""
+    fmt = {4: channels_last, 5: channels_last_3d}.get(len(shape))
+    if fmt is None or strides[1] == 0:
+        return None
+    least = 0
+    for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
+        if shape[d] == 0 or strides[d] < least or (d == 0 and least == strides[1]):
+            return None
+        least = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return fmt
+
+
+def format_strides(shape: tuple, fmt) -> tuple:
+    """The strides (in elements) ``at::empty(shape, memory_format=fmt)`` gives (None: C order)."""
+    return channels_last_strides(shape) if fmt is not None else c_strides(shape, 1)
+
+
+def in_format(shape: tuple, strides: tuple, fmt) -> bool:
+    """``is_contiguous(memory_format=fmt)`` of element ``strides`` (None: contiguous_format): dense in that
+    format's order, size-1 dims left out."""
+    nd = len(shape)
+    order = range(nd - 1, -1, -1) if fmt is None else (1,) + tuple(range(nd - 1, 1, -1)) + (0,)
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if shape[d] == 0:
+                return True
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def kept_or_format_strides(shape: tuple, strides: tuple, fmt) -> tuple:
+    """The strides of a tensor ``t.contiguous(memory_format=fmt)``: its own where it already is (a size-1 dim's
+    stride kept), else ``format_strides``."""
+    return tuple(strides) if in_format(shape, strides, fmt) else format_strides(shape, fmt)
+
+
+def arranged(a, strides: tuple | None):
+    """``a`` (a numpy array) with element ``strides``, copied only where it has others; a meta array and
+    None strides (no layout asked) pass through. The values are the same numbers, laid out anew."""
+    if strides is None or type(a) is not np.ndarray or a.ndim < 2 or a.size == 0:
+        return a
+    if elem_strides(a.shape, a.strides, a.itemsize, True) == tuple(strides):
+        return a
+    return laid_out(a, tuple(strides))
+
+
+def input_format(x):
+    """The memory format PyTorch's CPU kernels of NCHW ops (batch_norm, the 2-d poolings) allocate their results and
+    their input's gradient in: a 4-d input's ``suggest_memory_format`` (None: contiguous; and for anything else:
+    a meta array, another rank)."""
+    if type(x) is not np.ndarray or x.ndim != 4:
+        return None
+    return suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize))
+
+
+def as_format(a, fmt):
+    """``a`` (a fresh numpy result) laid out in memory format ``fmt`` (None: left as it is)."""
+    return a if fmt is None else arranged(a, format_strides(a.shape, fmt))
+
+
 def strides_for(x, fmt) -> tuple | None:
     """The strides (in elements) of a new tensor laid out like ``x`` (a numpy or a meta array) as memory format
     ``fmt`` asks (None: preserve_format), or None where that is C order; PyTorch's errors for a format that
     is not one, or a channels-last format of the wrong rank."""
     if fmt is None or fmt is preserve_format:
-        if x.flags.c_contiguous and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
+        if x.flags.c_contiguous and x.size and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
             return None  # the common case: C order is the layout kept
         meta = type(x) is MetaArray
         return preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize, not meta))
@@ -140,7 +208,10 @@ def laid_out(x, strides: tuple | None):
         if strides is None:
             return x.copy()
         return MetaArray(shape, x.dtype, tuple(s * item for s in strides), value=x.value)
-    if strides is None or 0 in shape or strides == c_strides(shape, 1):
+    if 0 in shape and len(shape) > 1:  # (numpy gives an empty copy strides of 0 only: the view keeps PyTorch's)
+        return np.lib.stride_tricks.as_strided(np.empty(0, x.dtype), shape, tuple(
+            s * item for s in (strides or c_strides(shape, 1))), writeable=True)
+    if strides is None or strides == c_strides(shape, 1):
         return x.copy()
     out = np.lib.stride_tricks.as_strided(np.empty(x.size, x.dtype), shape, tuple(s * item for s in strides),
                                           writeable=True)

@@ -21,6 +21,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .batching import pointwise
 from .record import OUT, record
+from .tensor_iterator import elementwise_layout
 from .registry import aten_only, capturing, op
 from .util import as_array
 from ..._numpy_compat import SCALARS_BY_VALUE
@@ -179,7 +180,7 @@ def unary_function(node_cls, fn, *, floating: bool = True, quiet: bool = False, 
         else:
             with np.errstate(all="ignore"):
                 out = fn(x)
-        out = as_array(out)
+        out = elementwise_layout(as_array(out), x)
         if one:
             out = out.reshape(())
         if storage in LOWP_NP and out.dtype == np.float32:

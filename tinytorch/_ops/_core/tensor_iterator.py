@@ -17,36 +17,16 @@ places of one call (``muladd.twice_rounded``: the scalar tail of ``add`` with al
   walk, each walked alone: a part that starts or ends inside a row makes a shorter call for that row."""
 from __future__ import annotations
 
+from numpy import ndarray
+
+from ...autograd.node import elem_strides
+from .layout import arranged
+
+from ..._meta_array import iterator_dim_order as dim_order, iterator_order
+
 GRAIN = 32768  # at::internal::GRAIN_SIZE
 
-__all__ = ["GRAIN", "dim_order", "inner_loop", "row_calls"]
-
-
-def dim_order(shape, operands) -> list:
-    """The dims of ``shape``, fastest first, as TensorIterator orders them; ``operands``: each operand's
-    strides (any unit, 0 where broadcast), in TensorIterator's operand order, allocated outputs left out."""
-    def should_swap(d0: int, d1: int) -> int:
-        for st in operands:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
+__all__ = ["GRAIN", "dim_order", "elementwise_layout", "inner_loop", "row_calls"]
 
 
 def inner_loop(shape, perm, operands) -> tuple:
@@ -86,3 +66,30 @@ def row_calls(numel: int, size: int, threads: int) -> list:
         if tail < hi:
             calls.append((tail, hi - tail, 1))
     return calls
+
+
+def elementwise_layout(out, *operands):
+    """``out`` (a new elementwise result, numpy's) laid out as PyTorch's TensorIterator lays out the same result
+    over ``operands`` (arrays and numbers, in the op's operand order: a number is a 0-d operand, as PyTorch wraps
+    it). numpy orders a result its own way where the operands' layouts differ (C order where they conflict;
+    PyTorch: the first operand's order) or a dim has size 1; the result is then copied into PyTorch's order (the
+    same numbers). Nothing to do, and nothing done, when every operand is C-ordered and no dim has size 1 (the
+    common case), or every operand of rank >= 1 has the result's strides."""
+    if type(out) is not ndarray or out.ndim < 2:
+        return out
+    shape = out.shape
+    if out.flags.c_contiguous and 1 not in shape:  # C-ordered operands, broadcast or not: C order
+        for a in operands:
+            if type(a) is ndarray and not a.flags.c_contiguous:
+                break
+        else:
+            return out
+    st = out.strides
+    for a in operands:  # operands with the result's strides order it as numpy did
+        if type(a) is ndarray and a.strides != st and a.ndim:
+            break
+    else:
+        return out
+    strides = iterator_order(shape, [(a.shape, elem_strides(a.shape, a.strides, a.itemsize))
+                                     if type(a) is ndarray and a.ndim else ((), ()) for a in operands])
+    return arranged(out, strides)

@@ -9,9 +9,10 @@ import threading
 import warnings
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..._dtype import FLOATING_NP, LOWP_NP, NARROW_NP
-from ..._meta_array import MetaArray
+from ..._meta_array import MetaArray, c_strides
 from ... import _dtype_casts
 from ..._quiet_fp import cast, loud, quiet
 from ... import _dtype
@@ -72,7 +73,12 @@ def _alloc(thunk, shape: tuple, npd) -> np.ndarray:
     try:
         if LAZY.on:
             return MetaArray(shape, npd)  # a meta tensor's storage: its shape and dtype, no values
-        return thunk()
+        a = thunk()
+        if a.size == 0 and a.ndim > 1 and type(a) is np.ndarray:
+            # numpy gives an empty array strides of 0 only; PyTorch's contiguous ones, kept by its views
+            # (``empty(0, 3).t()`` has strides (1, 3))
+            a = as_strided(a, a.shape, c_strides(a.shape, a.itemsize), writeable=True)
+        return a
     except (MemoryError, ValueError) as e:
         numel = 1
         for n in shape:

@@ -21,6 +21,7 @@ from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
+from .._core.tensor_iterator import elementwise_layout
 from .._core.registry import aten_only, op
 from .._core.util import as_array
 from ..pointwise.compare import where
@@ -162,7 +163,8 @@ def _threshold_backward_array(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     PyTorch's ``x <= threshold ? 0 : grad`` does). ``tinytorch/_cpu/relu.py`` registers the CPU path onto it
     (the select as bits, a 0-d one in Python, large arrays compiled and across threads: the same floats)."""
     zero = _ZERO.get(g.dtype)
-    return as_array(np.where(y <= 0, g.dtype.type(0) if zero is None else zero, g))
+    # laid out as PyTorch's kernel's TensorIterator, whose first operand is ``y`` (then the gradient)
+    return elementwise_layout(as_array(np.where(y <= 0, g.dtype.type(0) if zero is None else zero, g)), y, g)
 
 
 @aten_only("threshold_backward", recorded=True,

@@ -24,6 +24,7 @@ from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
+from .._core.layout import arranged, format_strides, kept_or_format_strides, suggested_format
 from .._core.record import record
 from .._core.registry import aten_only, op
 from ..pointwise.complex import view_as_real
@@ -34,16 +35,52 @@ class _Geometry:
     """Kernel, stride, padding, dilation and groups of a 2-d convolution (a 1-d one has height 1), its
     input's H and W, its output's, and the zero-padded size every window fits in."""
 
-    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "pad_hw")
+    __slots__ = ("k", "s", "p", "d", "groups", "hw", "out_hw", "one_d", "pad_hw", "layout")
 
     def __init__(self, k, s, p, d, groups, hw, one_d, out_hw=None):
         self.k, self.s, self.p, self.d, self.groups, self.hw, self.one_d = k, s, p, d, groups, hw, one_d
+        self.layout = {}  # each primitive's result strides, where a channels-last convolution sets them (_lay_out)
         # a transposed convolution names its input's size: with output_padding >= stride (legal below the
         # dilation) the formula would count one more window than that input has
         self.out_hw = out_hw or tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
         # tall and wide enough for every window, even where output_padding adds rows the input never had
         self.pad_hw = tuple(max(hw[i] + 2 * p[i], (self.out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1)
                             for i in range(2))
+
+
+# -- the memory format of a convolution's results ---------------------------------------------------
+def _as4_strides(t: Tensor) -> tuple:
+    """``t``'s strides as PyTorch's 2-d view of a 1-d convolution's operand sees them (``unsqueeze(2)``)."""
+    st = t.stride()
+    return st if t.ndim == 4 else st[:2] + (t.shape[2] * st[2],) + st[2:]
+
+
+def _lay_out(geo: _Geometry, x: Tensor, w: Tensor, transposed: bool, input_counts: bool = True) -> None:
+    """The rule PyTorch's CPU convolutions lay their results out by, noted on ``geo`` for the three primitives.
+
+    The convolution runs channels-last where its input or its weight suggests it (``suggest_memory_format``; a
+    1-d convolution's input is made contiguous first, so only its weight can): its output is then a fresh
+    channels-last tensor, and the input's and the weight's gradients come back channels-last too, a fresh one
+    on oneDNN, elsewhere the operand's own strides where it already is channels-last (a size-1 dim's kept:
+    PyTorch's native kernels fill ``empty_like(operand.contiguous(channels_last))``). Otherwise nothing is
+    arranged: every result stays C-ordered. The numbers are the same either way; only their order in memory."""
+    x4 = tuple(x.shape) if x.ndim == 4 else tuple(x.shape[:2]) + (1,) + tuple(x.shape[2:])
+    w4 = tuple(w.shape) if w.ndim == 4 else tuple(w.shape[:2]) + (1,) + tuple(w.shape[2:])
+    xs = _as4_strides(x) if input_counts else format_strides(x4, None)
+    fmt = suggested_format(x4, xs) if input_counts else None
+    fmt = fmt or suggested_format(w4, _as4_strides(w))
+    if fmt is None:
+        geo.layout = {}
+        return
+    fresh = _onednn(x._data, w._data, geo.groups)
+    y4 = (x4[0], w4[1] * geo.groups if transposed else w4[0]) + (geo.hw if transposed else geo.out_hw)
+    kept = (lambda shape, st: format_strides(shape, fmt)) if fresh else (
+        lambda shape, st: kept_or_format_strides(shape, st, fmt))
+    drop = (lambda st: st[:2] + st[3:]) if geo.one_d else (lambda st: st)
+    out, gx, gw = (drop(format_strides(y4, fmt)), drop(kept(x4, xs)), drop(kept(w4, _as4_strides(w))))
+    # which primitive makes which: a transposed convolution's output is conv_t's, its input's gradient conv's
+    geo.layout = {"conv_t": out, "conv": gx, "conv_w": gw} if transposed else {"conv": out, "conv_t": gx,
+                                                                                "conv_w": gw}
 
 
 # -- the three bilinear forwards on arrays ---------------------------------------------------------
@@ -152,9 +189,11 @@ def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, bia
     if transposed:
         raise NotImplementedError("tinytorch's aten.convolution_backward takes convolutions, not transposed ones")
     geo = _conv_geometry(input.shape, weight.shape, stride, padding, dilation, groups)
+    _lay_out(geo, input, weight, False, input_counts=input.ndim != 3)
     if output_mask[0] and output_mask[1] and not _State.enabled:  # as the node computes them
         gx, gw = _conv_grads_arrays(grad_output._data, input._data, weight._data, geo)
-        return _make(gx), _make(gw), _bias_grad(grad_output, geo) if output_mask[2] else None
+        return (_make(arranged(gx, geo.layout.get("conv_t"))), _make(arranged(gw, geo.layout.get("conv_w"))),
+                _bias_grad(grad_output, geo) if output_mask[2] else None)
     return (_conv_t(grad_output, weight, geo) if output_mask[0] else None,
             _conv_w(input, grad_output, geo) if output_mask[1] else None,
             _bias_grad(grad_output, geo) if output_mask[2] else None)
@@ -172,7 +211,9 @@ class ConvolutionBackward0(Node):
                                         list(output_padding), groups, list(self.need))
         if self.need[0] and self.need[1] and not _State.enabled and type(g._data) is not MetaArray:
             # no graph of the gradient: on the arrays (meta tensors take the shape-only path below)
-            gx, gw = (_make(a) for a in _conv_grads_arrays(g._data, x._data, w._data, self.geo))
+            gx, gw = _conv_grads_arrays(g._data, x._data, w._data, self.geo)
+            layout = self.geo.layout
+            gx, gw = _make(arranged(gx, layout.get("conv_t"))), _make(arranged(gw, layout.get("conv_w")))
         else:
             gx = _conv_t(g, w, self.geo) if self.need[0] else None
             gw = _conv_w(x, g, self.geo) if self.need[1] else None
@@ -234,7 +275,7 @@ def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
     xa, wa = x._data, w._data
     out = _meta_result(xa, wa, (xa.shape[0], wa.shape[0]) + geo.out_hw)
     if out is None:
-        out = _conv_arrays(xa, wa, None if b is None else b._data, geo)
+        out = arranged(_conv_arrays(xa, wa, None if b is None else b._data, geo), geo.layout.get("conv"))
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
     # x and w both kept, as PyTorch's node keeps them (its one formula reads both)
     return record(out, ConvolutionBackward0, (x, w, b), (x, w), geo=geo, need=need)
@@ -244,7 +285,7 @@ def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0)
     ya, wa = y._data, w._data
     out = _meta_result(ya, wa, (ya.shape[0], wa.shape[1] * geo.groups) + geo.hw)
     if out is None:
-        out = _conv_t_arrays(ya, wa, geo)
+        out = arranged(_conv_t_arrays(ya, wa, geo), geo.layout.get("conv_t"))
     if b is not None and type(out) is not MetaArray:
         out += b._data[:, None] if geo.one_d else b._data[:, None, None]
     need = (y._requires_grad, w._requires_grad, b is not None and b._requires_grad)
@@ -256,7 +297,7 @@ def _conv_w(x: Tensor, y: Tensor, geo) -> Tensor:
     xa, ya = x._data, y._data
     out = _meta_result(xa, ya, (ya.shape[1], xa.shape[1] // geo.groups) + geo.k)
     if out is None:
-        out = _conv_w_arrays(xa, ya, geo)
+        out = arranged(_conv_w_arrays(xa, ya, geo), geo.layout.get("conv_w"))
     return _flagged(record(out, _ConvWeightBackward, (x, y), (x, y), geo=geo,
                            need=(x._requires_grad, y._requires_grad)), (x, y))
 
@@ -416,6 +457,7 @@ def _convnd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     geo = _conv_geometry(x.shape, w.shape, stride, padding, dilation, groups)
     if x.dtype.kind == "c":
         return complex_conv(lambda xs, ws, bs: _conv(xs, ws, bs, geo), input, weight, bias)
+    _lay_out(geo, input, weight, False, input_counts=nd != 1)
     return _note_conv_args(_conv(input, weight, bias, geo), bias, stride, padding, dilation, groups, (0,) * nd, False)
 
 
@@ -437,6 +479,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The adjoint of conv2d: (N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw)."""
+    return _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _conv_transpose2d(input: Tensor, weight: Tensor, bias, stride, padding, output_padding, groups: int, dilation,
+                      input_counts: bool = True) -> Tensor:
+    """conv_transpose2d; ``input_counts=False``: a 1-d one's input, which PyTorch makes contiguous (``_lay_out``)."""
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
                            f"size: {_dims(input.shape)}")
@@ -461,6 +509,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if x.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: _conv_t(ys, ws, geo, bs, ConvolutionBackward0Transposed), input,
                             weight, bias)
+    _lay_out(geo, input, weight, True, input_counts)
     return _note_conv_args(_conv_t(input, weight, geo, bias, ConvolutionBackward0Transposed), bias, stride, padding,
                            dilation, groups, output_padding, True)
 
@@ -497,6 +546,6 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if input._data.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: conv_transpose1d(ys, ws, bs, stride, padding, output_padding, groups,
                                                                 dilation), input, weight, bias)
-    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
-                           (0,) + output_padding, groups, (1,) + dilation)
+    out = _conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
+                            (0,) + output_padding, groups, (1,) + dilation, input_counts=False)
     return out.squeeze(2)

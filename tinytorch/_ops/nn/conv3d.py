@@ -9,10 +9,10 @@ import warnings
 
 from ...autograd.node import Node
 from ...tensor import Tensor
-from .._core.layout import contiguous_format
+from .._core.layout import channels_last_3d, contiguous_format, suggested_format
 from .._core.record import record
 from .._core.registry import op
-from .conv import _check, _check_output_padding, _dims, _tuple, complex_conv, conv2d, conv_transpose2d
+from .conv import _check, _check_output_padding, _dims, _onednn, _tuple, complex_conv, conv2d, conv_transpose2d
 from ..shape.join import cat
 from .pad import constant_pad_nd
 
@@ -20,6 +20,31 @@ from .pad import constant_pad_nd
 def _same_pads(weight_shape, dilation, nd: int):
     total = [dilation[i] * (weight_shape[2 + i] - 1) for i in range(nd)]
     return [(t // 2, t - t // 2) for t in total]
+
+
+def _layout(input: Tensor, weight: Tensor, groups: int):
+    """The memory format of a 3-d convolution's results, PyTorch's CPU rule: channels_last_3d where the input or the
+    weight suggests it and the convolution runs on oneDNN (its native 3-d kernels know no other: float64, a small
+    float32 one), else contiguous_format. Its output and both gradients then come fresh in that format. (Meta
+    tensors keep contiguous_format, as conv2d's do: PyTorch's meta convolutions follow rules of their own.)"""
+    if input._meta or weight._meta or not _onednn(input._data, weight._data, groups):
+        return contiguous_format
+    cl = suggested_format(tuple(input.shape), input.stride()) or suggested_format(tuple(weight.shape), weight.stride())
+    return channels_last_3d if cl is channels_last_3d else contiguous_format
+
+
+class _WeightGradLayoutNode(Node):
+    """The weight itself; its gradient (summed from the kernel's depth slices, C-ordered) laid out as ``fmt``."""
+
+    def backward(self, g):
+        return (g.contiguous(memory_format=self.fmt),)
+
+
+def _weight_grad_in(weight: Tensor, fmt) -> Tensor:
+    """``weight`` (the same array) whose gradient comes back in memory format ``fmt``."""
+    if fmt is contiguous_format:
+        return weight
+    return record(weight._data, _WeightGradLayoutNode, (weight,), fmt=fmt)
 
 
 def _depth_pad(x: Tensor, before: int, after: int) -> Tensor:
@@ -57,8 +82,10 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         return complex_conv(lambda xs, ws, bs: conv3d(xs, ws, bs, stride, padding, dilation, groups), input, weight,
                             bias)
     n, c, d, h, w = input.shape
-    # the depth slices as a batch (N, D, C, H, W), a copy whose gradient goes back contiguous, as PyTorch's
-    x = _depth_pad(_depth_as_batch(input).reshape(n, d, c, h, w), padding[0], padding[0])
+    fmt = _layout(input, weight, groups)
+    weight = _weight_grad_in(weight, fmt)
+    # the depth slices as a batch (N, D, C, H, W), a copy whose gradient goes back in ``fmt``, as PyTorch's
+    x = _depth_pad(_depth_as_batch(input, fmt).reshape(n, d, c, h, w), padding[0], padding[0])
     kd, sd, dd = weight.shape[2], stride[0], dilation[0]
     d_out = (x.shape[1] - dd * (kd - 1) - 1) // sd + 1
     total = None
@@ -70,7 +97,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     out = total.reshape(n, d_out, *total.shape[1:]).permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
-    return out.contiguous()
+    return out.contiguous(memory_format=fmt)
 
 
 def _spread_depth(y: Tensor, stride: int) -> Tensor:
@@ -95,20 +122,21 @@ def _place(y: Tensor, before: int, after: int) -> Tensor:
 
 
 class _DepthAsBatchNode(Node):
-    """(N, C, D, H, W) -> (N * D, C, H, W). The gradient goes back a fresh C-ordered tensor in the input's own
-    order, as PyTorch's convolution gives it (undoing the permute as a view would keep the batch's order in
-    memory, and ``contiguous`` would keep a size-1 dim's stride)."""
+    """(N, C, D, H, W) -> (N * D, C, H, W). The gradient goes back a fresh tensor in the convolution's memory format
+    (``_layout``: C order, or channels_last_3d), as PyTorch's convolution gives it (undoing the permute as a view
+    would keep the batch's order in memory, and ``contiguous`` would keep a size-1 dim's stride)."""
 
     def backward(self, g):
         n, c, d, h, w = self.in_shape
-        return (g.reshape(n, d, c, h, w).permute(0, 2, 1, 3, 4).clone(memory_format=contiguous_format),)
+        return (g.reshape(n, d, c, h, w).permute(0, 2, 1, 3, 4).clone(memory_format=self.fmt),)
 
 
-def _depth_as_batch(x: Tensor) -> Tensor:
-    """The depth slices of (N, C, D, H, W) as one batch of 2-d inputs (N * D, C, H, W), a copy."""
+def _depth_as_batch(x: Tensor, fmt=contiguous_format) -> Tensor:
+    """The depth slices of (N, C, D, H, W) as one batch of 2-d inputs (N * D, C, H, W), a copy; its gradient
+    goes back in memory format ``fmt``."""
     n, c, d, h, w = x.shape
     return record(x._data.transpose(0, 2, 1, 3, 4).copy().reshape(n * d, c, h, w), _DepthAsBatchNode, (x,),
-                  in_shape=(n, c, d, h, w))
+                  in_shape=(n, c, d, h, w), fmt=fmt)
 
 
 @op(variants="function functional", autocast="lower")
@@ -137,7 +165,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if input._data.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: conv_transpose3d(ys, ws, bs, stride, padding, output_padding, groups,
                                                                 dilation), input, weight, bias)
-    flat = _depth_as_batch(input)
+    fmt = _layout(input, weight, groups)
+    weight = _weight_grad_in(weight, fmt)
+    flat = _depth_as_batch(input, fmt)
     spread_len = (d_in - 1) * sd + 1
     full = spread_len + dd * (kd - 1) + od
     total = None
@@ -150,4 +180,4 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     out = total[:, pd:pd + sizes[0]].permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
-    return out.contiguous()
+    return out.contiguous(memory_format=fmt)

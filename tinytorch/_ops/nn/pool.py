@@ -24,6 +24,7 @@ from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
+from .._core.layout import as_format, input_format
 from .._core.record import Edge, record
 from .._core.registry import aten_only, op
 from .._core.util import c_order
@@ -151,7 +152,7 @@ def _gather(t: Tensor, flat: np.ndarray, out_shape) -> Tensor:
                   unique=True, scatter_name="_MaxScatter")
 
 
-def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None, nd: int = 2) -> Tensor:
+def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=None, nd: int = 2, fmt=None) -> Tensor:
     """``g`` scattered (summed) to the ``flat`` positions of an ``in_shape`` array; ``x``: the pooled input
     (a tensor or its ``Edge``), which the node's gradient gives zeros, when it requires grad; ``nd``: the
     number of pooled dims (the indices the node shows run over their product)."""
@@ -162,7 +163,7 @@ def _scatter(g: Tensor, flat: np.ndarray, in_shape, unique: bool, name: str, x=N
         out = _scatter_unique(g._data, flat, size)
     else:
         out = np.bincount(flat, weights=g._data.reshape(-1), minlength=size).astype(g._data.dtype, copy=False)
-    return record(out.reshape(in_shape), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
+    return record(as_format(out.reshape(in_shape), fmt), _SCATTER_NODES[name], (g,) if x is None else (g, x), flat=flat,
                   out_shape=g._data.shape, in_shape=tuple(in_shape), nd=nd)
 
 
@@ -206,11 +207,13 @@ def _arg(i: int):
 class MaxPool2DWithIndicesBackward0(Node):
     _scatter_name = "MaxPool2DWithIndicesBackwardBackward0"
     nd = 2  # the number of pooled dims
+    in_fmt = None  # the input's memory format, its gradient's (``input_format``)
     saved_fields = (("self", 0), ("ceil_mode", _arg(4)), ("dilation", _arg(3)), ("kernel_size", _arg(0)),
                     ("padding", _arg(2)), ("result1", _result1), ("stride", _arg(1)))
 
     def backward(self, g):
-        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd),)
+        return (_scatter(g, self.flat, self.in_shape, self.unique, self._scatter_name, _pooled_input(self), self.nd,
+                         self.in_fmt),)
 
 
 class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
@@ -264,19 +267,20 @@ def _max_result(input: Tensor, vals: np.ndarray, local: np.ndarray, s, p, node_c
     x = input._data
     out_shape = vals.shape if x.ndim == 4 else vals.shape[1:]
     plane = x.shape[-1] * x.shape[-2]
+    fmt = input_format(x)  # a channels-last input: channels-last results and gradient, as PyTorch's kernels
     meta = type(local) is MetaArray  # a meta tensor: the positions' shapes only, no corner indexed
     if not (_State.enabled and input._requires_grad):
-        out = _make(vals.reshape(out_shape))  # nothing recorded: nothing of the node made
+        out = _make(as_format(vals.reshape(out_shape), fmt))  # nothing recorded: nothing of the node made
     else:
         # the node keeps the argmax positions in the whole input, and the input as PyTorch's does (modifying it
         # in place then fails backward)
         flat = MetaArray((local.size,), np.int64) if meta else _positions(local, x.shape[-1], s, p, plane)
-        out = record(vals.reshape(out_shape), node_cls, (input,), (input,), flat=flat, in_shape=x.shape,
-                     unique=unique, out_shape=out_shape, args=args)
+        out = record(as_format(vals.reshape(out_shape), fmt), node_cls, (input,), (input,), flat=flat,
+                     in_shape=x.shape, unique=unique, out_shape=out_shape, args=args, in_fmt=fmt)
     if not return_indices:
         return out
     idx = local if meta else _corner_index((1, 1) + vals.shape[2:], x.shape[-1], s, p, plane) + local
-    return out, _make(idx.reshape(out_shape))
+    return out, _make(as_format(idx.reshape(out_shape), fmt))
 
 
 def _window_max(xp: np.ndarray, k, s, d, out_hw, w: int):
@@ -372,8 +376,10 @@ class AvgPool2DBackward0(Node):
                     ("divisor_override", _arg(6)), ("kernel_size", _arg(0)), ("padding", _arg(2)),
                     ("stride", _arg(1)))
 
+    in_fmt = None  # the input's memory format, its gradient's (``input_format``)
+
     def backward(self, g):
-        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args),)
+        return (_avg_spread(g, self.cfg, self.in_shape, _pooled_input(self), self.args, self.in_fmt),)
 
 
 class AvgPool2DBackwardBackward0(Node):
@@ -422,12 +428,13 @@ def _avg_pool(input: Tensor, cfg, args=None) -> Tensor:
         acc = np.sign(acc) * np.sign(div) * (np.abs(acc) // np.abs(div))
     else:
         acc /= div
+    fmt = input_format(x)  # a channels-last input: a channels-last result and gradient, as PyTorch's kernels
     # the public op's node keeps the input, as PyTorch's does
-    return record(acc, _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (), cfg=cfg,
-                  in_shape=x.shape, args=args)
+    return record(as_format(acc, fmt), _AVG_NODES[len(k)][0], (input,), (input,) if args is not None else (),
+                  cfg=cfg, in_shape=x.shape, args=args, in_fmt=fmt)
 
 
-def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None) -> Tensor:
+def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None, fmt=None) -> Tensor:
     """The adjoint of ``_avg_pool``: each output's gradient over ``div`` added to every tap of its window,
     the padding cut off."""
     k, s, p, out, div = cfg
@@ -438,7 +445,7 @@ def _avg_spread(g: Tensor, cfg, in_shape, x=None, args=None) -> Tensor:
                                                         for i in range(n)), order="C")  # (a meta gd: meta)
     for tap in _taps(cfg):
         acc[tap] += gd
-    res = c_order(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape)
+    res = as_format(c_order(acc[(...,) + tuple(slice(p[i], p[i] + size[i]) for i in range(n))]).reshape(in_shape), fmt)
     return record(res, _AVG_NODES[n][1], (g,) if x is None else (g, x), cfg=cfg, in_shape=tuple(in_shape),
                   args=args)
 
@@ -566,9 +573,10 @@ def _bounds(n: int, out: int):
 
 class AdaptiveAvgPool2DBackward0(Node):
     saved_fields = (("self", 0),)
+    in_fmt = None  # the input's memory format, its gradient's (``input_format``)
 
     def backward(self, g):
-        return (_adaptive_spread(g, self.in_shape, len(self.out_size)),)
+        return (_adaptive_spread(g, self.in_shape, len(self.out_size), self.in_fmt),)
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
@@ -621,12 +629,14 @@ def _adaptive_avg(input: Tensor, out_size) -> Tensor:
     n = len(out_size)
     bounds = [_bounds(x.shape[x.ndim - n + i], out_size[i]) for i in range(n)]
     out = (_window_sums(x, bounds) / _window_areas(bounds)).astype(x.dtype)
+    fmt = input_format(x)  # a channels-last input: a channels-last result and gradient, as PyTorch's kernels
     # the input kept, as PyTorch's node does
-    return record(out, _ADAPTIVE_AVG_NODES[n][0], (input,), (input,), in_shape=x.shape, out_size=tuple(out_size))
+    return record(as_format(out, fmt), _ADAPTIVE_AVG_NODES[n][0], (input,), (input,), in_shape=x.shape,
+                  out_size=tuple(out_size), in_fmt=fmt)
 
 
 @silent
-def _adaptive_spread(g: Tensor, in_shape, n: int) -> Tensor:
+def _adaptive_spread(g: Tensor, in_shape, n: int, fmt=None) -> Tensor:
     """Each output cell's gradient spread evenly over its window, windows added where they overlap: one
     pooled dim at a time (float64), so an inf or NaN reaches only its own window, as in PyTorch."""
     gd = g._data
@@ -641,7 +651,8 @@ def _adaptive_spread(g: Tensor, in_shape, n: int) -> Tensor:
         for j in range(len(starts)):
             spread[lead + (slice(starts[j], ends[j]),)] += cur[lead + (slice(j, j + 1),)]
         cur = spread
-    return record(cur.astype(gd.dtype).reshape(in_shape), _ADAPTIVE_AVG_NODES[n][1], (g,), out_size=out_size)
+    return record(as_format(cur.astype(gd.dtype).reshape(in_shape), fmt), _ADAPTIVE_AVG_NODES[n][1], (g,),
+                  out_size=out_size)
 
 
 @op(variants="functional")

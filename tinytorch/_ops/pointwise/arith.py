@@ -18,6 +18,7 @@ from .._core.batching import pointwise
 from .._core.binary import _ARITH, _BinaryNode, _checked_alpha, _lowp, alpha_in, scalar_overload
 from .._core import deprecated as _deprecated
 from .._core.record import record
+from .._core.tensor_iterator import elementwise_layout
 from .._core.registry import op
 from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 
@@ -74,7 +75,7 @@ def add(a, b, *legacy, alpha=1) -> Tensor:
         out = ad + bd if alpha == 1 else _scaled_sum(ad, bd, alpha)
     finally:
         loud(fp)
-    out = as_array(out)
+    out = elementwise_layout(as_array(out), ad, bd)
     if needs_grad(ta, tb):
         return record(out, AddBackward0, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out), alpha=alpha,
                       **_fw_operands(ta, tb))
@@ -186,7 +187,7 @@ def sub(a, b, *legacy, alpha=1) -> Tensor:
             out = ad - bd * alpha_in(bd, alpha)
         else:
             out = _scaled_sum(ad, bd, -alpha)
-        out = as_array(out)
+        out = elementwise_layout(as_array(out), ad, bd)
     finally:
         loud(fp)
     if needs_grad(ta, tb):
@@ -253,6 +254,7 @@ def mul(a, b) -> Tensor:
         lowp = _lowp(ad, bd)
         if lowp is not None and out.dtype != lowp:
             out = cast(out, lowp)  # computed in float32 with the scalar unrounded
+    out = elementwise_layout(out, ad, bd)
     if needs_grad(ta, tb):
         need_a = ta is not None and ta._requires_grad
         need_b = tb is not None and tb._requires_grad

@@ -8,6 +8,7 @@ from ..._dtype import FLOATING_NP, FROM_NP
 from ...tensor import Tensor, _make, register_attribute
 from .._core.batching import pointwise
 from .._core.record import record
+from .._core.tensor_iterator import elementwise_layout
 from .._core.registry import op
 from .._core.util import as_array, binary_operands, fit_grad, meta, needs_grad, require_tensors, unpack
 from .._core.binary import _BinaryNode
@@ -23,7 +24,7 @@ def _compare(ufunc, name: str, alias: str, dunder: str):
         ta, tb, ad, bd = binary_operands(a, b)
         if ordering and type(ad) is np.ndarray and ad.dtype.kind == "c":  # complex numbers have no order
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{FROM_NP[ad.dtype]._scalar}\'')
-        return _make(as_array(ufunc(ad, bd)))
+        return _make(elementwise_layout(as_array(ufunc(ad, bd)), ad, bd))
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"Elementwise {ufunc.__name__}, a bool tensor (no gradient)."
     return op(name, _COMPARE, aliases=(alias,) if alias else (), dunders=(dunder,), batch=pointwise)(compare)
@@ -133,7 +134,7 @@ def where(condition, input=None, other=None) -> Tensor:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{tc.dtype._scalar}")
     ta, tb, ad, bd = binary_operands(input, other)
-    out = as_array(np.where(cd, ad, bd))
+    out = elementwise_layout(as_array(np.where(cd, ad, bd)), cd, ad, bd)
     if needs_grad(ta, tb):
         return record(out, WhereBackward0, (ta, tb), (tc,), a_meta=meta(ta, out), b_meta=meta(tb, out),
                       need_a=ta is not None and ta._requires_grad, need_b=tb is not None and tb._requires_grad)
@@ -171,7 +172,7 @@ class MinimumBackward0(MaximumBackward0):
 
 def _extremum(a, b, ufunc, node_cls) -> Tensor:
     ta, tb, ad, bd = binary_operands(a, b)
-    out = as_array(ufunc(ad, bd))
+    out = elementwise_layout(as_array(ufunc(ad, bd)), ad, bd)
     if needs_grad(ta, tb):  # a number operand is saved as a tensor
         return record(out, node_cls, (ta, tb), (ta if ta is not None else _make(as_array(ad)),
                                                 tb if tb is not None else _make(as_array(bd))),

@@ -16,6 +16,7 @@ from ...autograd.node import Node, scalar_tensor
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.record import OUT, record
+from .._core.tensor_iterator import elementwise_layout
 from .._core.registry import op
 from .._core.util import add_terms, as_array, binary_operands, fit_grad, holomorphic_backward, meta, needs_grad
 from .._core.binary import _ARITH, _BinaryNode, _lowp, scalar_overload
@@ -91,6 +92,7 @@ def div(a, b, *, rounding_mode=None) -> Tensor:
                        np.true_divide(ad, bd, dtype=np.float32))
     if lowp is not None and out.dtype != lowp:
         out = cast(out, lowp)
+    out = elementwise_layout(out, ad, bd)
     if needs_grad(ta, tb):
         need_b = tb is not None and tb._requires_grad
         # a number divisor: the Python number too, as PyTorch's _saved_other wraps it
@@ -120,7 +122,7 @@ def _rounded_div(a, b, mode: str, node_cls=None) -> Tensor:
             if mode == "trunc":  # in integers: a float quotient would round int64s past 2**53
                 out = out + ((np.fmod(ad, bd) != 0) & ((np.asarray(ad) < 0) != (np.asarray(bd) < 0)))
                 out = out.astype(np.result_type(ad, bd), copy=False)
-    out = as_array(out)
+    out = elementwise_layout(as_array(out), ad, bd)
     if node_cls is not None:
         return record(out, node_cls, (ta, tb), a_meta=meta(ta, out), b_meta=meta(tb, out))
     if needs_grad(ta, tb):  # what PyTorch's DivBackward2 keeps (its gradient is zero all the same)
