@@ -17,12 +17,14 @@ places of one call (``muladd.twice_rounded``: the scalar tail of ``add`` with al
   walk, each walked alone: a part that starts or ends inside a row makes a shorter call for that row."""
 from __future__ import annotations
 
+import functools
+
 from numpy import ndarray
 
 from ...autograd.node import elem_strides
 from .layout import arranged
 
-from ..._meta_array import iterator_dim_order as dim_order, iterator_order
+from ..._meta_array import c_strides, iterator_dim_order as dim_order, iterator_order
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
 
@@ -68,6 +70,9 @@ def row_calls(numel: int, size: int, threads: int) -> list:
     return calls
 
 
+_c_strides = functools.lru_cache(maxsize=256)(c_strides)
+
+
 def elementwise_layout(out, *operands):
     """``out`` (a new elementwise result, numpy's) laid out as PyTorch's TensorIterator lays out the same result
     over ``operands`` (arrays and numbers, in the op's operand order: a number is a 0-d operand, as PyTorch wraps
@@ -78,9 +83,13 @@ def elementwise_layout(out, *operands):
     if type(out) is not ndarray or out.ndim < 2:
         return out
     shape = out.shape
-    if out.flags.c_contiguous and 1 not in shape:  # C-ordered operands, broadcast or not: C order
+    if out.flags.c_contiguous and (1 not in shape or out.strides == _c_strides(shape, out.itemsize)):
+        # C-ordered operands, broadcast or not: C order. (numpy's flag says nothing of a size-1 dim's stride,
+        # which orders a result in PyTorch: where a size-1 dim is, the operands' strides must be C order's own:
+        # then no operand orders an outer dim before an inner one, and the result is C-ordered, as numpy's.)
         for a in operands:
-            if type(a) is ndarray and not a.flags.c_contiguous:
+            if type(a) is ndarray and not (a.flags.c_contiguous and (
+                    1 not in a.shape or a.strides == _c_strides(a.shape, a.itemsize))):
                 break
         else:
             return out
