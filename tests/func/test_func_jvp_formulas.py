@@ -1,7 +1,8 @@
 """Forward-mode AD's tangents written as PyTorch 2.13's formulas write them, against PyTorch: the tangent's
 ``grad_fn`` chain (names through ``next_functions``), dtype and values, and the gradients that flow back through it
 (a second-order use), by ``torch.func.jvp`` and by ``autograd.forward_ad`` dual levels. Covers div's, the softmaxes'
-(one ``logsumexp_jvp``), layer_norm's and mse_loss's (its decomposition's, over ``aten.mse_loss_backward``), primals of
+(one ``logsumexp_jvp``), layer_norm's and mse_loss's (its decomposition's, over ``aten.mse_loss_backward``), the
+products' (mm, matmul, bmm, mv, dot, the addmm family, linear) with an operand without a tangent, primals of
 which only some require grad, and ``aten.gelu_backward``'s dtypes (GELU's tangent at half and bfloat16)."""
 import numpy as np
 import pytest
@@ -250,6 +251,84 @@ def test_captured_tensor_that_requires_grad(torch, name):
     (ours, out_chain), (theirs, out_chain_t) = run(tinytorch), run(torch)
     _compare(ours, theirs)
     assert out_chain == out_chain_t
+
+
+# -- products with an operand without a tangent ------------------------------------------------------------------
+# PyTorch's formulas (mm's ``self_t.mm(other_p) + self_p.mm(other_t)``, addmm's with ``maybe_multiply(self_t, beta)``
+# first, bmm's, mv's, dot's; linear's are addmm's or mm's of W.t()) take the missing tangent as its operand's zero
+# tensor and multiply it out: the tangent records an AddBackward0 over a product through the primal that requires
+# grad (None for the zero), and a primal with an infinity gives nan there (dot's zero product stays zero)
+P = {k: RNG.standard_normal(s) for k, s in (("m34", (3, 4)), ("m45", (4, 5)), ("v4", (4,)), ("v5", (5,)),
+                                             ("m54", (5, 4)), ("m35", (3, 5)), ("b234", (2, 3, 4)),
+                                             ("b245", (2, 4, 5)))}
+# name: (f(L, dual, constant), the dual's and the constant's shapes)
+PRODUCTS = {
+    "matmul": (lambda L, a, c: a @ c, "m34", "m45"),
+    "matmul_constant_first": (lambda L, a, c: c.t() @ a.t(), "m34", "m45"),
+    "mm": (lambda L, a, c: L.mm(a, c), "m34", "m45"),
+    "mv": (lambda L, a, c: c.t().mv(a), "v4", "m45"),
+    "matmul_mv": (lambda L, a, c: a @ c, "m34", "v4"),
+    "dot": (lambda L, a, c: a.dot(c), "v4", "v4"),
+    "bmm": (lambda L, a, c: a.bmm(c), "b234", "b245"),
+    "addmm": (lambda L, a, c: L.addmm(L.tensor(P["v5"]), a, c), "m34", "m45"),
+    "addmm_beta_alpha": (lambda L, a, c: L.addmm(L.tensor(P["v5"]), a, c, beta=0.5, alpha=2.0), "m34", "m45"),
+    "addmm_dual_input": (lambda L, a, c: L.addmm(a, L.tensor(P["m34"]), c), "m35", "m45"),
+    "addmv": (lambda L, a, c: L.addmv(L.tensor(P["v5"]), c.t(), a), "v4", "m45"),
+    "baddbmm": (lambda L, a, c: L.baddbmm(L.tensor(P["v5"]), a, c, alpha=3.0), "b234", "b245"),
+    "addbmm": (lambda L, a, c: L.addbmm(L.tensor(P["v5"]), a, c), "b234", "b245"),
+    "linear": (lambda L, a, c: F(L).linear(a, c), "m34", "m54"),
+    "linear_bias": (lambda L, a, c: F(L).linear(a, c, L.tensor(P["v5"])), "m34", "m54"),
+    "linear_dual_weight": (lambda L, a, c: F(L).linear(c.t(), a), "m54", "m45"),  # W.t()'s TBackward0 edge: None
+    "linear_dual_bias": (lambda L, a, c: F(L).linear(L.tensor(P["m34"]), c, a), "v5", "m54"),
+    "linear_3d": (lambda L, a, c: F(L).linear(a, c), "b234", "m54"),  # the view back: _unsafe_view's own node
+}
+# matmul's other cases: PyTorch's matmul has no formula of its own, each step of its decomposition (unsqueeze or view,
+# mm or bmm, the view back) records its tangent, which then ends with the last step's node over the sum; tinytorch's
+# matmul is one node (its primal's graph too), whose tangent sums two matmuls: values, requires_grad and gradients
+# as PyTorch's, not the chain
+PRODUCTS_OTHER_CHAIN = {
+    "matmul_vector_first": (lambda L, a, c: c @ a.t(), "m34", "v4"),
+    "matmul_batch_matrix": (lambda L, a, c: a @ c, "b234", "m45"),
+    "matmul_batches": (lambda L, a, c: a @ c, "b234", "b245"),
+}
+
+
+def _product(L, f, shapes, prg, crg, trg, dual, src=None):
+    x, c = _mk(L, P[shapes[0]] if src is None else src, prg), _mk(L, P[shapes[1]], crg)
+    t = _mk(L, np.resize(TA, x.shape), trg)
+    if dual:
+        fa = L.autograd.forward_ad
+        with fa.dual_level():
+            out = f(L, fa.make_dual(x, t), c)
+            tan = fa.unpack_dual(out).tangent
+    else:
+        out, tan = L.func.jvp(lambda a: f(L, a, c), (x,), (t,))
+    return (tan, _grads(L, tan, [x, c, t])), _chain(out.grad_fn)
+
+
+GRAD_CASES = [(p, c, t) for p in (False, True) for c in (False, True) for t in (False, True)]
+
+
+@pytest.mark.parametrize("dual", [False, True], ids=["jvp", "dual_level"])
+@pytest.mark.parametrize("prg, crg, trg", GRAD_CASES, ids=[f"p{int(p)}c{int(c)}t{int(t)}" for p, c, t in GRAD_CASES])
+@pytest.mark.parametrize("name", sorted(PRODUCTS) + sorted(PRODUCTS_OTHER_CHAIN))
+def test_product_with_constant_operand_as_pytorch(torch, name, prg, crg, trg, dual):
+    f, *shapes = PRODUCTS.get(name) or PRODUCTS_OTHER_CHAIN[name]
+    (ours, out_chain), (theirs, out_chain_t) = (_product(L, f, shapes, prg, crg, trg, dual) for L in (tinytorch, torch))
+    _compare(ours, theirs, chains=name in PRODUCTS)
+    if name in PRODUCTS and (prg or crg or not dual):  # (a dual's result over primals that do not require grad
+        assert out_chain == out_chain_t                 # records in tinytorch: forward_ad's account of it)
+
+
+@pytest.mark.parametrize("name", ["matmul", "mv", "dot", "bmm", "addmm", "linear_bias"])
+def test_product_zero_term_of_an_infinite_primal_as_pytorch(torch, name):
+    # the zero tensor is multiplied out: inf * 0 gives nan in mm's, mv's, bmm's, addmm's terms; dot's stays zero
+    f, a, c = PRODUCTS[name]
+    src = P[a].copy()
+    src.flat[0] = np.inf
+    (ours, _), (theirs, _) = (_product(L, f, (a, c), True, False, False, False, src=src) for L in (tinytorch, torch))
+    np.testing.assert_array_equal(np.isnan(ours[0].detach().numpy()), np.isnan(theirs[0].detach().numpy()))
+    _compare(ours, theirs, grads=False)
 
 
 # -- aten.mse_loss_backward: the node mse_loss's tangent records ------------------------------------------------

@@ -30,8 +30,9 @@ a leaf that requires grad, as in PyTorch.
 A tangent records history as PyTorch's formulas do: a rule reads the node's saved inputs through their primals
 (``_fw_primal``: a CppFunction view of an input that requires grad, an AliasBackward0 inside
 ``torch.func.jvp``) and its saved results as they are. PyTorch takes a missing tangent as a zero tensor, so its
-tangent also records history through primals whose tangent is missing; linear's (addmm/mm), mul's, div's, pow's,
-layer_norm's and mse_loss's rules do so (``zero_tangent``, ``zero_times``), other rules skip the missing terms. A
+tangent also records history through primals whose tangent is missing; the products' (mm, bmm, mv, dot,
+addmm, addmv, baddbmm, linear: ``zero_operand``), mul's, div's, pow's, layer_norm's and mse_loss's rules do so
+(``zero_tangent``, ``zero_times``), other rules skip the missing terms. A
 rule that reads an op's result or an input its backward does not keep has the op keep it while a level is active
 (div, the softmaxes, mul).
 The level is the calling thread's (``_State.fw_level``): while one is active, every recorded result
@@ -515,6 +516,20 @@ def recorded_zero_times(node, factor):
     """``zero_times(node, factor)`` where it records history (``factor`` requires grad), else None: a term that
     ``formula_sum`` leaves out, as it adds nothing and records nothing."""
     return zero_times(node, factor) if factor is not None and factor.requires_grad else None
+
+
+def zero_operand(t):
+    """The tangent a formula reads for operand ``t`` that has none: PyTorch's zero tensor of ``t``'s sizes and dtype
+    (``_efficientzerotensor(t.sizes(), t.options())``), without history. A product's formula multiplies it out (a
+    zero times an infinite primal is nan there too), so its term records history through the other primal."""
+    return zeros(tuple(t.shape), dtype=t.dtype)
+
+
+def fw_operand(saved, kept):
+    """An operand as a product's forward formula reads it: the saved input (read through its primal by the rule's
+    caller) or, where the backward did not keep it, the input the node kept in a dual level (``fw_inputs``) read
+    so; None where neither exists (a node recorded before the level)."""
+    return saved if saved is not None else fw_primal(kept)
 
 
 def fw_primal(t):

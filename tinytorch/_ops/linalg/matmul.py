@@ -9,7 +9,7 @@ from ..._dtype import F8_NP as _F8_NP, FROM_NP, LOWP_NP, NARROW_NP, cpp_name, to
 from ... import _dtype_casts
 from ..._quiet_fp import loud, quiet
 from .._core import narrow_dtypes
-from ...autograd.grad_mode import _State
+from ...autograd.grad_mode import _Active, _State
 from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
 from ...tensor import Tensor, _make
 from .._core.batching import at, level_of, phys_of
@@ -18,7 +18,7 @@ from .._core.registry import op
 from ..._quiet_fp import cast, silent
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import formula_sum
+from ...autograd.forward_ad import formula_sum, fw_operand, zero_operand
 
 _PRODUCT = "function method out"
 
@@ -76,6 +76,42 @@ def _column_major(shape, strides, itemsize) -> bool:
     return st[0] == 1 and st[1] == shape[0]
 
 
+def product_jvp(node, ta, tb, product, zero_exact: bool = False):
+    """A product's forward formula as PyTorch writes it, ``product(self_t, other_p) + product(self_p, other_t)``
+    (mm, bmm, mv, dot; matmul's other nodes with matmul). A missing tangent is its operand's zero tensor
+    (``zero_operand``), multiplied out: the term records history through the other primal where that requires grad
+    (an AddBackward0 with a None edge where neither does), and an infinite primal gives nan, as PyTorch's product of
+    a zero tensor does; dot's (``zero_exact``) is zero whatever it multiplies, as PyTorch's dot of a zero tensor.
+    The operand the backward does not keep is kept in a dual level (``fw_inputs``). (PyTorch's compiled formula
+    runs its second product first: a tangent of another dtype is refused there first.)"""
+    a, b = node._unpacked_saved
+    kept = node.__dict__.get("fw_inputs")
+    if kept is None:  # recorded before the dual level: the terms that have tangents
+        return formula_sum(node, None if ta is None else product(ta, b), None if tb is None else product(a, tb))
+    a, b = fw_operand(a, kept[0]), fw_operand(b, kept[1])
+    second = _product_term(product, a, tb, b, zero_exact, first=False)
+    return _product_term(product, ta, b, a, zero_exact, first=True) + second
+
+
+def _product_term(product, x, y, missing_of, zero_exact: bool, first: bool):
+    """``product(x, y)`` with the tangent among them (``x`` where ``first``) replaced by ``missing_of``'s zero tensor
+    where it is None."""
+    zero = (x if first else y) is None
+    if zero:
+        x, y = (zero_operand(missing_of), y) if first else (x, zero_operand(missing_of))
+    term = product(x, y)
+    if zero and zero_exact:
+        term._data[...] = 0
+    return term
+
+
+def _product_rule(product, zero_exact: bool = False):
+    """The ``jvp`` of a product's node: ``product_jvp`` with its product."""
+    def jvp(self, ta, tb):
+        return product_jvp(self, ta, tb, product, zero_exact)
+    return jvp
+
+
 class MmBackward0(Node):
     saved_fields = (("mat2", 1), ("mat2_sym_sizes", lambda n: tuple(n.shapes[1])),
                     ("mat2_sym_strides", lambda n: elem_strides(*n.strides[1]) if n.need_b else ()), ("self", 0),
@@ -95,12 +131,7 @@ class MmBackward0(Node):
             ga = b.mm(g.t()).t() if _column_major(*sa) else g.mm(b.t())
         return ga, gb
 
-    def jvp(self, ta, tb):
-        a, b = self._unpacked_saved
-        # (PyTorch's compiled formula, self_t.mm(other_p) + self_p.mm(other_t), runs its second product first: a
-        # tangent of another dtype is refused there first)
-        second = None if tb is None else a.mm(tb)
-        return formula_sum(self, None if ta is None else ta.mm(b), second)
+    jvp = _product_rule(lambda x, y: x.mm(y))
 
 
 class _GeneralMatmul(Node):
@@ -126,12 +157,10 @@ class _GeneralMatmul(Node):
         lay_a, lay_b = _grad_layouts(self.geoms, self.need_a)
         return _laid_out(ga, lay_a), _laid_out(gb, lay_b)
 
-    def jvp(self, ta, tb):
-        a, b = self._unpacked_saved
-        # (PyTorch's compiled formula, self_t.matmul(other_p) + self_p.matmul(other_t), runs its second product first: a
-        # tangent of another dtype is refused there first)
-        second = None if tb is None else a.matmul(tb)
-        return formula_sum(self, None if ta is None else ta.matmul(b), second)
+    # the products of the tangents as mm's formula takes them. (PyTorch's matmul has no formula: its steps (views,
+    # mm or bmm, the view back) each record theirs, so its tangent's graph ends with the last step's node over an
+    # AddBackward0 of two products; tinytorch's matmul is one node, and so is each of its tangent's products.)
+    jvp = _product_rule(lambda x, y: x.matmul(y))
 
 
 def _grad_layouts(geoms, a_grad: bool) -> tuple:
@@ -186,19 +215,20 @@ def _laid_out(t, layout):
     return t.mT.contiguous().mT if layout == "T" else t.contiguous()
 
 
-def _named(name, fields):
-    return type(name, (_GeneralMatmul,), {"saved_fields": fields})
+def _named(name, fields, **attrs):
+    return type(name, (_GeneralMatmul,), {"saved_fields": fields, **attrs})
 
 
 # PyTorch's saved values of the node its matmul ends with (the collapsed steps before it are not nodes here)
-DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)))
-MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)))
+DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)), jvp=_product_rule(lambda x, y: x.dot(y), True))
+MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)), jvp=_product_rule(lambda x, y: x.mv(y)))
 
 
 class BmmBackward0(_GeneralMatmul):
     """``bmm``'s node: each gradient one batched product with the other operand transposed (mat2's first, as
     PyTorch's node computes them)."""
     saved_fields = (("mat2", 1), ("self", 0))
+    jvp = _product_rule(lambda x, y: x.bmm(y))
 
     @holomorphic_backward
     def backward(self, g):
@@ -344,12 +374,18 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         saved = (a if b._requires_grad else None, saved_b)
         if cls is MmBackward0:  # its saved strides: PyTorch keeps each operand's for its own gradient (read lazily)
             return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
-                          shapes=(ad.shape, bd.shape),
+                          shapes=(ad.shape, bd.shape), **_dual_operands(a, b),
                           strides=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
         return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
-                      shapes=(ad.shape, bd.shape),
+                      shapes=(ad.shape, bd.shape), **_dual_operands(a, b),
                       geoms=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
     return _make(out)
+
+
+def _dual_operands(a: Tensor, b: Tensor) -> dict:
+    """In a dual level the node keeps both operands (``fw_inputs``): its forward formula reads both primals
+    (``product_jvp``), where its backward keeps each only for the other's gradient."""
+    return {"fw_inputs": (a, b)} if _Active.fw and _State.fw_level is not None else {}
 
 
 def _copy_keeping_history(t: Tensor, edge: tuple) -> Tensor:

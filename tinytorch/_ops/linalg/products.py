@@ -18,6 +18,7 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import FLOATING_NP, FROM_NP, LOWP_NP, cpp_name
 from ..._dtype_info import result_type
+from ...autograd.forward_ad import formula_sum, zero_operand
 from ...autograd.grad_mode import _State, no_grad
 from ..creation.factory import ones_like, scalar_tensor, zeros_like
 from ..._quiet_fp import silent
@@ -366,12 +367,31 @@ def _times(t, number):
     return t if number == 1 else mul_scalar(t, number)
 
 
+def _scaled_product_jvp(node, ti, t1, t2, product, batch_sum: bool = False):
+    """The forward formula of addmm (addmv, baddbmm; addbmm with ``batch_sum``) as PyTorch writes it:
+    ``maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2_p), alpha) + maybe_multiply(mat1_p.mm(mat2_t),
+    alpha)`` (each product summed over the batch first for addbmm). A missing tangent is its operand's zero tensor
+    (``zero_operand``), multiplied out as in mm's formula (matmul's ``product_jvp``); self's adds nothing
+    (``formula_sum``), its sum still recorded where the product records history."""
+    m1, m2 = node._unpacked_saved
+
+    def term(x, y):
+        p = product(x, y)
+        return _times(p.sum(0) if batch_sum else p, node.alpha)
+    second = term(m1, zero_operand(m2) if t2 is None else t2)
+    first = term(zero_operand(m1) if t1 is None else t1, m2)
+    return formula_sum(node, None if ti is None else _times(ti, node.beta), first) + second
+
+
 class AddmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("mat2", 1), ("mat1", 0),
                     ("mat1_sym_sizes", lambda n: tuple(n.geoms[0][0])),
                     ("mat1_sym_strides", lambda n: elem_strides(*n.geoms[0]) if n.need[1] else ()),
                     ("mat2_sym_sizes", lambda n: tuple(n.geoms[1][0])),
                     ("mat2_sym_strides", lambda n: elem_strides(*n.geoms[1]) if n.need[2] else ()))
+
+    def jvp(self, ti, t1, t2):
+        return _scaled_product_jvp(self, ti, t1, t2, lambda x, y: x.mm(y))
 
     @holomorphic_backward
     def backward(self, g):
@@ -385,6 +405,9 @@ class AddmmBackward0(Node):
 class AddmvBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("beta", "beta"), ("vec", 1), ("mat", 0))
 
+    def jvp(self, ti, t1, t2):
+        return _scaled_product_jvp(self, ti, t1, t2, lambda x, y: x.mv(y))
+
     @holomorphic_backward
     def backward(self, g):
         m, v = self._unpacked_saved
@@ -396,6 +419,9 @@ class AddmvBackward0(Node):
 
 class BaddbmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("batch2", 1), ("beta", "beta"), ("batch1", 0))
+
+    def jvp(self, ti, t1, t2):
+        return _scaled_product_jvp(self, ti, t1, t2, lambda x, y: x.bmm(y))
 
     @holomorphic_backward
     def backward(self, g):
@@ -804,6 +830,9 @@ class AddbmmBackward0(Node):
     saved_fields = (("alpha", "alpha"), ("batch1", 0), ("batch1_sym_argsize_0", lambda n: n.sizes[0]),
                     ("batch1_sym_argsize_1", lambda n: n.sizes[1]), ("batch2", 1),
                     ("batch2_sym_argsize_2", lambda n: n.sizes[2]), ("beta", "beta"))
+
+    def jvp(self, ti, t1, t2):
+        return _scaled_product_jvp(self, ti, t1, t2, lambda x, y: x.bmm(y), batch_sum=True)
 
     @holomorphic_backward
     def backward(self, g):

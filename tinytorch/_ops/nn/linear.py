@@ -15,7 +15,7 @@ import numpy as np
 from ..._dtype import LOWP_NP
 from ...autograd.forward_ad import _add_terms, _primal
 from ...autograd.grad_mode import _Active, _State
-from ...autograd.node import Node, elem_strides
+from ...autograd.node import Node, elem_strides, hide_forward_only_edges
 from ...tensor import Tensor, _make
 from .._core.batching import at, level_of
 from .._core.record import Edge, record
@@ -186,10 +186,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return _make(out)  # nothing recorded: the node's operands below are not even made
     # the node's second operand is W.t(): its edge leads through W's TBackward0, as in PyTorch's graph
     wt = Edge((TBackward0((weight._edge(),)), 0)) if rg_w else None
+    fw = (input, weight) if _Active.fw and _State.fw_level is not None else None
+    if fw is not None and wt is not None:  # (no tensor of its own notes it: shown None over a forward-only dual W)
+        hide_forward_only_edges(wt.edge[0])
     cls, inputs = (_LinearNoBias, (input, wt)) if bias is None else (_LinearAddmm, (bias, input, wt))
     xd, wd = input._data, weight._data
     # geo: what PyTorch's node shows of its operands x and W.t(), sizes and strides (computed when asked)
-    # in a dual level the tangent's formula reads both primals (PyTorch's, which records through them)
-    fw = (input, weight) if _Active.fw and _State.fw_level is not None else None
+    # in a dual level (fw) the tangent's formula reads both primals (PyTorch's, which records through them)
     return record(out, cls, inputs, (input if rg_w else None, weight if rg_x else None), need_x=rg_x, need_w=rg_w,
                   need_b=rg_b, geo=(xd.shape, xd.strides, xd.itemsize, wd.shape, wd.strides, wd.itemsize), fw=fw)

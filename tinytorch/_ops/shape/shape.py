@@ -66,7 +66,10 @@ class ViewBackward0(Node):
 
 
 class UnsafeViewBackward0(ViewBackward0):
-    pass
+    def jvp(self, t):
+        # PyTorch's formula (auto_linear): _unsafe_view(self_t), recorded as this node where the tangent has history
+        shape = _out_shape(self)
+        return record(t._data.reshape(shape), UnsafeViewBackward0, (t,), in_shape=t._data.shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
