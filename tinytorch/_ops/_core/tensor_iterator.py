@@ -91,9 +91,10 @@ def elementwise_empty(like, *operands, shape: tuple | None = None, dtype=None):
     """A new, unfilled result laid out as ``elementwise_layout`` lays out the result over ``operands``: for a path
     that writes a result into an array it allocates (a large op cut across threads, a fused kernel), which then
     needs no copy into PyTorch's order. Of ``like``'s shape and dtype unless ``shape`` / ``dtype`` say otherwise; a
-    meta ``like`` gives a data-less meta array, as ``empty_like``."""
+    meta ``like`` gives a data-less meta array laid out as a ufunc lays out a meta result (PyTorch's meta rule:
+    ``iterator_order(meta=True)``, numbers left out)."""
     shape = like.shape if shape is None else tuple(shape)
-    if type(like) is MetaArray and len(shape) > 1 and 0 not in shape:  # as a ufunc lays out a meta result
+    if type(like) is MetaArray and len(shape) > 1 and 0 not in shape:
         dt = like.dtype if dtype is None else dtype_of(dtype)
         strides = iterator_order(shape, [(a.shape, elem_strides(a.shape, a.strides, a.itemsize))
                                          for a in operands if type(a) is MetaArray or type(a) is ndarray], meta=True)
