@@ -68,9 +68,6 @@ ALLOCATES: dict[str, str] = {}
 # PyTorch's meta layout (``_ops/fft/fft.py``)
 DIFFERS: dict[str, str] = {
     'masked.cumprod': "gradients ('ok', [((1073741825,), (1,), 'float32', 'meta')]) where PyTorch gives ('raised', Run",
-    'tensordot': "gradients: a's strides C-ordered where PyTorch's follow b's permute (the one-element product multiplies "
-                 "the permutes, as PyTorch's; tinytorch's mul of a broadcast 0-d gradient by a transposed tensor of a "
-                 "million elements or more is laid out in C order, PyTorch's as the transposed operand)",
 }
 
 

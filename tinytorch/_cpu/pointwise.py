@@ -14,7 +14,7 @@ from ..autograd.grad_mode import _Active, _State
 from ..tensor import Tensor, _make
 from .._ops._core import paths
 from .._ops._core.binary import alpha_in
-from .._ops._core.tensor_iterator import elementwise_layout
+from .._ops._core.tensor_iterator import elementwise_empty, elementwise_layout
 from .._ops._core.registry import bind_rule
 from .._ops._core.record import record, record_pair
 from .._ops._core.util import as_array
@@ -51,11 +51,12 @@ def _float_and_scalar(a, b):
 
 def _split(fn, arr: np.ndarray, other, swap: bool = False) -> np.ndarray:
     """``fn(arr, other)`` (``fn(other, arr)`` with ``swap``) for a large ``arr`` whose result has its shape
-    and dtype, cut across threads: the same floats, element by element."""
-    out = np.empty_like(arr, order="C")  # (empty_like: a meta tensor's array makes a data-less one)
+    and dtype, cut across threads: the same floats, element by element, written into a result laid out in
+    PyTorch's order from the start (a meta tensor's array makes a data-less one)."""
     if swap:
-        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), out, other, arr)
-    return parallel.elementwise(fn, out, arr, other)
+        return parallel.elementwise(lambda o, a, out: fn(o, a, out=out), elementwise_empty(arr, other, arr),
+                                    other, arr)
+    return parallel.elementwise(fn, elementwise_empty(arr, arr, other), arr, other)
 
 
 def fast_forward(fn, py_fn, a, b):
@@ -97,7 +98,7 @@ def fast_forward(fn, py_fn, a, b):
         elif arr.size < _SPLIT_FROM:
             out = fn(arr, other) if which != 2 else fn(other, arr)
         else:
-            out = _split(fn, arr, other, which == 2)
+            return _split(fn, arr, other, which == 2), which  # (laid out in PyTorch's order already)
     finally:
         loud(fp)
     out = as_array(out)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ops._core import paths
+from .._ops._core.tensor_iterator import elementwise_empty
 from .._ops._kernels import compiled as _compiled, parallel
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
 from .._ops.nn import activation
@@ -47,11 +48,11 @@ def relu_arrays(x):
     if dt is _F32 and _clip is not None:
         if x.size < _SPLIT_FROM:
             return _clip(x, _ZERO[_F32], _F32_INF)
-        return parallel.elementwise(_clip, np.empty_like(x, order="C"), x, _ZERO[_F32], _F32_INF)
+        return parallel.elementwise(_clip, elementwise_empty(x, x), x, _ZERO[_F32], _F32_INF)
     if dt is _F32 or dt is _F64:
         if x.size < _SPLIT_FROM:
             return np.maximum(_ZERO[dt], x)
-        return parallel.elementwise(np.maximum, np.empty_like(x, order="C"), _ZERO[dt], x)  # (a meta x: meta out)
+        return parallel.elementwise(np.maximum, elementwise_empty(x, x), _ZERO[dt], x)  # (a meta x: meta out)
     return _relu_reference(x)
 
 
@@ -81,8 +82,8 @@ def threshold_backward_arrays(g, y):
             mask = np.less_equal(y, _ZERO[dt]).view(np.uint8).astype(ints)
             np.subtract(mask, _ONE[ints], out=mask)
             return np.bitwise_and(g.view(ints), mask, out=mask).view(dt)
-        out = np.empty_like(g, order="C")  # (a meta g: a meta out)
-        if g.flags.c_contiguous and y.flags.c_contiguous:
+        out = elementwise_empty(g, y, g)  # the reference's order (a meta g: a meta out)
+        if g.flags.c_contiguous and y.flags.c_contiguous and out.flags.c_contiguous:
             fast = _compiled.family("relu")
             if fast is not None:  # the same select in one pass (``compiled/relu.py``)
                 parallel.flat_runs(fast.threshold_backward, g, y, out)

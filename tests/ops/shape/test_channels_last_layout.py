@@ -152,7 +152,8 @@ def test_elementwise_operands_of_different_layouts(torch, device):
     theirs, ours = _mixed(torch, device), _mixed(tinytorch, device)
     ops = {"add": lambda L, a, b: a + b, "sub": lambda L, a, b: a - b, "mul": lambda L, a, b: a * b,
            "div": lambda L, a, b: a / b, "lt": lambda L, a, b: a < b, "maximum": lambda L, a, b: L.maximum(a, b),
-           "where": lambda L, a, b: L.where(a > b, a, b)}
+           "where": lambda L, a, b: L.where(a > b, a, b), "lerp": lambda L, a, b: L.lerp(a, b, 0.3),
+           "lerp_high": lambda L, a, b: L.lerp(b, a, 0.7), "addcmul": lambda L, a, b: L.addcmul(a, b, b, value=0.5)}
     for case, (ta, tb) in theirs.items():
         oa, ob = ours[case]
         assert (_seen(oa), _seen(ob)) == (_seen(ta), _seen(tb)), case
@@ -175,3 +176,51 @@ def test_empty_tensors_keep_pytorchs_strides_through_views(torch):
                 seen.append([t.stride() for t in (a, v, v.clone(), v.contiguous(), L.empty_like(v),
                                                   a.permute(*reversed(range(a.ndim))))])
         assert seen[:2] == seen[2:], shape
+
+
+_LARGE = {  # above parallel.SPLIT_FROM: the paths that write a large result into an array they allocate
+    "mul_0d": lambda L, x: L.tensor(2.0) * x, "mul_number": lambda L, x: x * 0.5, "rsub_number": lambda L, x: 1 - x,
+    "add_self": lambda L, x: x + x, "relu": lambda L, x: x.relu(),
+    "relu_grad": lambda L, x: L.autograd.grad(x.relu(), x, x.detach())[0],
+    "mul_grad": lambda L, x: L.autograd.grad(x * x.detach(), x, x.detach())[0],
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("view", ["t", CL])
+def test_large_elementwise_results_lay_out_as_pytorch(torch, device, view):
+    """Results of 1.1M elements (threaded or compiled paths allocate them) in TensorIterator's order, as small ones:
+    a transposed or channels-last operand gives a transposed or channels-last result, the same values."""
+    from tinytorch._ops._kernels.parallel import SPLIT_FROM
+
+    shape = (1100, 1000) if view == "t" else (2, 55, 100, 100)
+    assert np.prod(shape) > SPLIT_FROM
+    a = _arr(shape, 0, np.float32)
+    for name, f in _LARGE.items():
+        if device == "meta" and name.endswith("_grad"):
+            continue
+        seen = []
+        for L in (torch, tinytorch):
+            x = L.tensor(a, device=device)
+            x = (x.t() if view == "t" else x.contiguous(memory_format=L.channels_last)).requires_grad_()
+            seen.append(f(L, x))
+        want, got = seen
+        assert _seen(got) == _seen(want), (name, view)
+        if device == "cpu":
+            np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy(), err_msg=f"{name} {view}")
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_lays_out_as_pytorch(torch, approximate):
+    """gelu and its gradient over permuted and channels-last inputs (the formulas' numpy steps order their results
+    their own way) in TensorIterator's order."""
+    views = {"perm": ((4, 5, 6), lambda L, t: t.permute(1, 2, 0)), "cl": ((2, 3, 4, 5), lambda L, t: t.contiguous(
+        memory_format=L.channels_last)), "t": ((7, 6), lambda L, t: t.t())}
+    for name, (shape, view) in views.items():
+        seen = []
+        for L in (torch, tinytorch):
+            x = view(L, L.tensor(_arr(shape, 1, np.float32))).requires_grad_()
+            y = L.nn.functional.gelu(x, approximate=approximate)
+            seen.append((y, L.autograd.grad(y, x, x.detach().contiguous())[0]))
+        for want, got in zip(*seen):
+            _check(want, got, (name, approximate), 1e-6)

@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import functools
 
-from numpy import ndarray
+from math import prod
+
+from numpy import dtype as dtype_of, empty, empty_like, ndarray
+from numpy.lib.stride_tricks import as_strided
 
 from ...autograd.node import elem_strides
 from .layout import arranged
 
-from ..._meta_array import c_strides, iterator_dim_order as dim_order, iterator_order
+from ..._meta_array import MetaArray, c_strides, iterator_dim_order as dim_order, iterator_order
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
 
-__all__ = ["GRAIN", "dim_order", "elementwise_layout", "inner_loop", "row_calls"]
+__all__ = ["GRAIN", "dim_order", "elementwise_empty", "elementwise_layout", "inner_loop", "row_calls"]
 
 
 def inner_loop(shape, perm, operands) -> tuple:
@@ -73,6 +76,39 @@ def row_calls(numel: int, size: int, threads: int) -> list:
 _c_strides = functools.lru_cache(maxsize=256)(c_strides)
 
 
+def _c_ordered(a) -> bool:
+    """``a`` (an array) is C-ordered with C order's own strides at its size-1 dims too."""
+    return a.flags.c_contiguous and (1 not in a.shape or a.strides == _c_strides(a.shape, a.itemsize))
+
+
+def _operand_strides(operands) -> list:
+    """``iterator_order``'s operands: (shape, element strides) of each array, ``((), ())`` for a number."""
+    return [(a.shape, elem_strides(a.shape, a.strides, a.itemsize)) if type(a) is ndarray and a.ndim else ((), ())
+            for a in operands]
+
+
+def elementwise_empty(like, *operands, shape: tuple | None = None, dtype=None):
+    """A new, unfilled result laid out as ``elementwise_layout`` lays out the result over ``operands``: for a path
+    that writes a result into an array it allocates (a large op cut across threads, a fused kernel), which then
+    needs no copy into PyTorch's order. Of ``like``'s shape and dtype unless ``shape`` / ``dtype`` say otherwise; a
+    meta ``like`` gives a data-less meta array laid out as a ufunc lays out a meta result (PyTorch's meta rule:
+    ``iterator_order(meta=True)``, numbers left out)."""
+    shape = like.shape if shape is None else tuple(shape)
+    if type(like) is MetaArray and len(shape) > 1 and 0 not in shape:
+        dt = like.dtype if dtype is None else dtype_of(dtype)
+        strides = iterator_order(shape, [(a.shape, elem_strides(a.shape, a.strides, a.itemsize))
+                                         for a in operands if type(a) is MetaArray or type(a) is ndarray], meta=True)
+        return MetaArray(shape, dt, None if strides is None else tuple(s * dt.itemsize for s in strides))
+    if (type(like) is not ndarray or len(shape) < 2
+            or all(type(a) is not ndarray or _c_ordered(a) for a in operands)):
+        return empty_like(like, dtype=dtype, order="C", shape=shape)
+    strides = iterator_order(shape, _operand_strides(operands))
+    dt = like.dtype if dtype is None else dtype_of(dtype)
+    if strides is None:
+        return empty(shape, dt)
+    return as_strided(empty(prod(shape), dt), shape, tuple(s * dt.itemsize for s in strides), writeable=True)
+
+
 def elementwise_layout(out, *operands):
     """``out`` (a new elementwise result, numpy's) laid out as PyTorch's TensorIterator lays out the same result
     over ``operands`` (arrays and numbers, in the op's operand order: a number is a 0-d operand, as PyTorch wraps
@@ -88,8 +124,7 @@ def elementwise_layout(out, *operands):
         # which orders a result in PyTorch: where a size-1 dim is, the operands' strides must be C order's own:
         # then no operand orders an outer dim before an inner one, and the result is C-ordered, as numpy's.)
         for a in operands:
-            if type(a) is ndarray and not (a.flags.c_contiguous and (
-                    1 not in a.shape or a.strides == _c_strides(a.shape, a.itemsize))):
+            if type(a) is ndarray and not _c_ordered(a):
                 break
         else:
             return out
@@ -99,6 +134,4 @@ def elementwise_layout(out, *operands):
             break
     else:
         return out
-    strides = iterator_order(shape, [(a.shape, elem_strides(a.shape, a.strides, a.itemsize))
-                                     if type(a) is ndarray and a.ndim else ((), ()) for a in operands])
-    return arranged(out, strides)
+    return arranged(out, iterator_order(shape, _operand_strides(operands)))

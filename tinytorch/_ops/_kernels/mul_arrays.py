@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._meta_array import MetaArray
 from ..._quiet_fp import ARRAY_OUT, F32 as _F32, F32_MAX as _F32_MAX, F64 as _F64
+from .._core.tensor_iterator import elementwise_empty, elementwise_layout
 from . import parallel
 
 __all__ = ["times"]
@@ -35,7 +36,7 @@ def times(gd: np.ndarray, v):
     if not gd.ndim:
         out = _multiply(gd, v, out=ARRAY_OUT, dtype=gd.dtype)
     elif gd.size < parallel.SPLIT_FROM:
-        out = gd * v
-    else:
-        out = parallel.elementwise(_multiply, np.empty_like(gd, order="C"), gd, v)  # (a meta gd: a meta out)
+        out = elementwise_layout(gd * v, gd, v)
+    else:  # written into PyTorch's order (a meta gd: a meta out)
+        out = parallel.elementwise(_multiply, elementwise_empty(gd, gd, v), gd, v)
     return out if type(out) is np.ndarray or type(out) is MetaArray else np.asarray(out)

@@ -21,6 +21,7 @@ from .._core.batching import composite
 from .._core.registry import ATEN_ONLY, aten_only, op
 from .._core.util import as_array, complex_grad_error, lowp_round, opmath
 from .._core.record import OUT, record
+from .._core.tensor_iterator import elementwise_layout
 from .activation import functional_spelling, cast, elementwise, float_array, mask
 from ..pointwise.arith import add_scalar, mul_scalar, number_sub
 from ..pointwise.compare import where
@@ -103,7 +104,7 @@ class GeluBackward0(Node):
         if self.approximate == "tanh":
             return (_gelu_tanh_grad(g, x),)
         if _State.array_backward:  # no graph of the gradient: the formula on arrays
-            out = _gelu_grad_arrays(g, x, self.erf, self.exp_half_sq)
+            out = _gelu_grad_laid_out(g, x, self.erf, self.exp_half_sq)
             if out is not None:
                 return (out,)
         return (_gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp),)
@@ -160,6 +161,16 @@ def _gelu_arrays(storage: np.ndarray, approximate: str) -> tuple:
     return cast(out, storage), erf if x is storage else None, None
 
 
+def _gelu_grad_laid_out(g: Tensor, x: Tensor, erf, exp_half_sq) -> Tensor | None:
+    """``_gelu_grad_arrays`` laid out as PyTorch's gelu_backward lays out its result over (grad_output, self)."""
+    out = _gelu_grad_arrays(g, x, erf, exp_half_sq)
+    if out is None:
+        return None
+    d = out._data
+    laid = elementwise_layout(d, g._data, x._data)
+    return out if laid is d else _make(laid)
+
+
 @aten_only("gelu_backward", recorded=True)
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") -> Tensor:
     """``torch.ops.aten.gelu_backward``: GELU's input gradient, the forward's steps run again for what its node
@@ -177,7 +188,7 @@ def gelu_backward(grad_output: Tensor, self: Tensor, approximate: str = "none") 
             out = _gelu_tanh_grad(g, x)
     else:
         _, erf, exp_half_sq = _gelu_arrays(x._data, approximate)
-        out = _gelu_grad_arrays(g, x, erf, exp_half_sq)
+        out = _gelu_grad_laid_out(g, x, erf, exp_half_sq)
         if out is None:
             with no_grad():
                 out = _gelu_grad(g, x, _erf(x / _SQRT_2), Tensor.exp)
@@ -194,7 +205,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    out, erf, exp_half_sq = _gelu_arrays(float_array(input, "GeluKernelImpl"), approximate)
+    x = float_array(input, "GeluKernelImpl")
+    out, erf, exp_half_sq = _gelu_arrays(x, approximate)
+    out = elementwise_layout(out, x)  # (the formulas' numpy steps and kernels order their results their own way)
     # the node keeps erf(x / sqrt 2) (and oneDNN's exp(-x^2 / 2)) for the backward's array path
     return record(out, GeluBackward0, (input,), (input,), approximate=approximate, erf=erf, exp_half_sq=exp_half_sq)
 

@@ -15,6 +15,7 @@ from .._core.record import OUT, float_dtype, legacy_name, record, wants_grad
 from .._core.batching import pointwise
 from . import arith
 from .._core.registry import op
+from .._core.tensor_iterator import elementwise_empty
 from .._core.util import as_array, binary_operands, fit_grad, holomorphic_backward, meta, require_tensors
 from .arith import mul_scalar
 from ..._dtype import FLOATING_NP, FROM_NP, INEXACT_NP, LOWP_NP, get_default_dtype
@@ -33,7 +34,7 @@ def _lerp_fused(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         diff = np.subtract(b, a, out=np.empty_like(a, shape=np.broadcast_shapes(a.shape, b.shape), order="C"))
         small = np.abs(w) < 0.5
-        out = np.empty_like(a, shape=shape, order="C")  # (a meta a: meta arrays throughout)
+        out = elementwise_empty(a, a, b, w, shape=shape)  # PyTorch's order (a meta a: meta arrays throughout)
         if w.ndim == 0:
             if small:
                 arith._muladd_into(out, a, diff, w, 1)

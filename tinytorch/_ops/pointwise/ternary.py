@@ -13,6 +13,7 @@ from . import arith
 from .._core.record import record
 from .._core import deprecated as _deprecated
 from .._core.registry import op
+from .._core.tensor_iterator import elementwise_empty
 from ..._quiet_fp import cast
 from .._core.util import broadcast_shapes, fit_grad, holomorphic_backward, meta
 from .arith import mul_scalar
@@ -88,12 +89,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *legacy, value=1) -
     value = _real_value(value, a.dtype)
     if a.dtype in _FMA_DTYPES and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # PyTorch's kernel: (value * tensor1) rounded, then times tensor2 plus input in one FMA
-        out = np.empty_like(a, shape=np.broadcast_shapes(a.shape, b.shape, c.shape), order="C")  # (meta a: meta)
+        out = elementwise_empty(a, a, b, c, shape=np.broadcast_shapes(a.shape, b.shape, c.shape))  # (meta a: meta)
         arith._muladd_into(out, a, b, c, value)
         return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
     if a.dtype in LOWP_NP and b.dtype == a.dtype and c.dtype == a.dtype and isinstance(value, (int, float)):
         # half/bfloat16: the float32 kernel's roundings on the widened operands, rounded once to the dtype
-        out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), np.float32)
+        out = elementwise_empty(a, a, b, c, shape=np.broadcast_shapes(a.shape, b.shape, c.shape), dtype=np.float32)
         arith._muladd_into(out, a.astype(np.float32), b.astype(np.float32), c.astype(np.float32), value)
         out = out.astype(a.dtype)
         return record(out, AddcmulBackward0, **_ternary_args(out, input, tensor1, tensor2, value))
