@@ -20,7 +20,8 @@ _sum_ref = paths.reference_kernel(engine, "_sum_grads")
 def sum_grads(prev, g):
     pd, gd = prev._data, g._data
     dt = pd.dtype
-    if _State.enabled or pd.shape != gd.shape or dt != gd.dtype or type(prev) is not Tensor or type(g) is not Tensor:
+    if (_State.enabled or pd.shape != gd.shape or dt != gd.dtype or type(prev) is not Tensor or type(g) is not Tensor
+            or type(pd) is MetaArray):  # (meta: the layout rule of the sum is the reference's)
         return _sum_ref(prev, g)
     if not pd.ndim and (dt is F32 or dt is F64):
         r = float(pd) + float(gd)
@@ -29,8 +30,4 @@ def sum_grads(prev, g):
             out[()] = r
             return _make(out)
     out = np.add(pd, gd, out=_ARRAY_OUT)
-    if type(out) is MetaArray and pd.strides != gd.strides:
-        # laid out as numpy lays out the CPU sum (C order where the two disagree), not as an add op's result
-        # (the first operand's order): PyTorch's InputBuffer sums into whichever operand it may reuse
-        out = MetaArray(out.shape, out.dtype, value=out.value)
-    return _make(out if type(out) is np.ndarray or type(out) is MetaArray else np.asarray(out))  # (meta stays meta)
+    return _make(out if type(out) is np.ndarray else np.asarray(out))

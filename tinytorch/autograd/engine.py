@@ -265,7 +265,12 @@ def _sum_grads(prev, g):
     """Two gradients arriving at one input of a node, summed (PyTorch's ``InputBuffer::accumulate``); under
     create_graph the sum is recorded. (``tinytorch/_cpu/engine.py`` sums plain arrays without the op's
     dispatch: a value used by many ops gets one sum per use.)"""
-    return prev + g
+    out = prev + g
+    if out.is_meta and not out.requires_grad and prev.stride() != g.stride():
+        # laid out as numpy lays out the CPU sum (C order where the two disagree), not as an add op's result (the
+        # first operand's order): PyTorch's InputBuffer sums into whichever operand it may reuse
+        out = out.contiguous()
+    return out
 
 
 def _apart_from_leaf_grads(root_grads: list, seen) -> list:

@@ -10,6 +10,8 @@ import pytest
 
 import tinytorch
 
+from _paths import assert_bits
+
 CL, CL3 = "channels_last", "channels_last_3d"
 
 
@@ -160,7 +162,10 @@ def test_elementwise_operands_of_different_layouts(torch, device):
         for name, f in ops.items():
             want, got = f(torch, ta, tb), f(tinytorch, oa, ob)
             assert _seen(got) == _seen(want), (case, name)
-            if device == "cpu":
+            if device == "cpu" and name.startswith(("lerp", "addcmul")):
+                # a multiply-add: one rounding on PyTorch's FMA builds (which tinytorch follows), two on DEFAULT
+                assert_bits(got.numpy(), want.numpy(), ulps=1, scale="max", what=f"{case} {name}")
+            elif device == "cpu":
                 np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{case} {name}")
 
 
