@@ -7,6 +7,8 @@ asks: ``contiguous_format`` in C order, ``channels_last(_3d)`` with the channels
 its own strides do. One test of density serves these copies and the overlap checks (``overlap.dense``)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._meta_array import MetaArray, c_strides
@@ -154,12 +156,21 @@ def as_format(a, fmt):
     return a if fmt is None else arranged(a, format_strides(a.shape, fmt))
 
 
+_c_strides = functools.lru_cache(maxsize=256)(c_strides)
+
+
+def c_ordered(a) -> bool:
+    """``a`` (a numpy or meta array) is C-ordered with C order's own strides at its size-1 dims too (numpy's flag
+    says nothing of a size-1 dim's stride, which orders a result in PyTorch)."""
+    return a.flags.c_contiguous and (1 not in a.shape or a.strides == _c_strides(a.shape, a.itemsize))
+
+
 def strides_for(x, fmt) -> tuple | None:
     """The strides (in elements) of a new tensor laid out like ``x`` (a numpy or a meta array) as memory format
     ``fmt`` asks (None: preserve_format), or None where that is C order; PyTorch's errors for a format that
     is not one, or a channels-last format of the wrong rank."""
     if fmt is None or fmt is preserve_format:
-        if x.flags.c_contiguous and x.size and (1 not in x.shape or x.strides == c_strides(x.shape, x.itemsize)):
+        if x.size and c_ordered(x):
             return None  # the common case: C order is the layout kept
         meta = type(x) is MetaArray
         return preserved_strides(x.shape, elem_strides(x.shape, x.strides, x.itemsize, not meta))

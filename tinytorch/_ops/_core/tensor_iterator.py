@@ -17,17 +17,15 @@ places of one call (``muladd.twice_rounded``: the scalar tail of ``add`` with al
   walk, each walked alone: a part that starts or ends inside a row makes a shorter call for that row."""
 from __future__ import annotations
 
-import functools
-
 from math import prod
 
 from numpy import dtype as dtype_of, empty, empty_like, ndarray
 from numpy.lib.stride_tricks import as_strided
 
 from ...autograd.node import elem_strides
-from .layout import arranged
+from .layout import arranged, c_ordered as _c_ordered
 
-from ..._meta_array import MetaArray, c_strides, iterator_dim_order as dim_order, iterator_order
+from ..._meta_array import MetaArray, iterator_dim_order as dim_order, iterator_order
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
 
@@ -73,14 +71,6 @@ def row_calls(numel: int, size: int, threads: int) -> list:
     return calls
 
 
-_c_strides = functools.lru_cache(maxsize=256)(c_strides)
-
-
-def _c_ordered(a) -> bool:
-    """``a`` (an array) is C-ordered with C order's own strides at its size-1 dims too."""
-    return a.flags.c_contiguous and (1 not in a.shape or a.strides == _c_strides(a.shape, a.itemsize))
-
-
 def _operand_strides(operands) -> list:
     """``iterator_order``'s operands: (shape, element strides) of each array, ``((), ())`` for a number."""
     return [(a.shape, elem_strides(a.shape, a.strides, a.itemsize)) if type(a) is ndarray and a.ndim else ((), ())
@@ -119,7 +109,7 @@ def elementwise_layout(out, *operands):
     if type(out) is not ndarray or out.ndim < 2:
         return out
     shape = out.shape
-    if out.flags.c_contiguous and (1 not in shape or out.strides == _c_strides(shape, out.itemsize)):
+    if _c_ordered(out):
         # C-ordered operands, broadcast or not: C order. (numpy's flag says nothing of a size-1 dim's stride,
         # which orders a result in PyTorch: where a size-1 dim is, the operands' strides must be C order's own:
         # then no operand orders an outer dim before an inner one, and the result is C-ordered, as numpy's.)
