@@ -229,3 +229,49 @@ def test_gelu_lays_out_as_pytorch(torch, approximate):
             seen.append((y, L.autograd.grad(y, x, x.detach().contiguous())[0]))
         for want, got in zip(*seen):
             _check(want, got, (name, approximate), 1e-6)
+
+
+def _laid(L, a, how):
+    """A tensor of ``a``'s values (and shape) laid out as ``how`` says, its own storage (no view of another)."""
+    t = L.tensor(a)
+    if how == "t":  # dims 1 and 3 swapped in memory
+        t = L.empty_strided(t.shape, t.transpose(1, 3).contiguous().transpose(1, 3).stride(), dtype=t.dtype).copy_(t)
+    elif how == CL:
+        t = t.contiguous(memory_format=L.channels_last)
+    elif how == "sliced":
+        t = L.cat([t, t], 3)[..., ::2]
+    return t
+
+
+_ACTIVATIONS = {  # fn(F, x), and whether it runs PyTorch's generator
+    "logsigmoid": (lambda F, x: F.logsigmoid(x), False),
+    "rrelu_eval": (lambda F, x: F.rrelu(x), False),
+    "rrelu_train": (lambda F, x: F.rrelu(x, training=True), True),
+    "rrelu_train_equal_bounds": (lambda F, x: F.rrelu(x, 0.2, 0.2, training=True), True),
+    "rrelu_inplace_eval": (lambda F, x: F.rrelu(x * 1, inplace=True), False),
+    "rrelu_inplace_train": (lambda F, x: F.rrelu(x * 1, training=True, inplace=True), True),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_activations_lay_out_as_pytorch(torch, device):
+    """logsigmoid's and rrelu's results C-ordered on CPU (their kernels fill a contiguous result; the in-place rrelu
+    writes into its input), the input's order on meta (PyTorch's decompositions there are elementwise); the input's
+    gradient ordered as PyTorch's backward kernels order it (logsigmoid's and training rrelu's by grad_output on
+    meta, rrelu's eval by the input), over transposed, channels-last and gapped inputs and gradients."""
+    x0, g0 = _arr((2, 4, 6, 8), 6, "float32"), _arr((2, 4, 6, 8), 7, "float32")
+    for name, (fn, random) in _ACTIVATIONS.items():
+        for xl, gl in (("t", None), (CL, "t"), ("sliced", CL)):
+            seen = []
+            for L in (torch, tinytorch):
+                x = _laid(L, x0, xl).to(device).requires_grad_()
+                if random:
+                    L.manual_seed(3)
+                y = fn(L.nn.functional, x)
+                g = _laid(L, g0, gl).to(device)
+                seen.append((y, L.autograd.grad(y, x, g)[0]))
+            for what, want, got in zip(("y", "gx"), *seen):
+                if device == "cpu":
+                    _check(want, got, (name, xl, gl, what), 1e-6)
+                else:
+                    assert _seen(got) == _seen(want), (name, xl, gl, what)

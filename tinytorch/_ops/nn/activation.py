@@ -23,7 +23,7 @@ from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
 from .._core.tensor_iterator import elementwise_layout
 from .._core.registry import aten_only, op
-from .._core.util import as_array
+from .._core.util import as_array, c_order
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ...random import _engine
@@ -395,6 +395,11 @@ class RreluWithNoiseBackward0(Node):
 
     def backward(self, g):
         (x, noise) = self._unpacked_saved
+        if self.training:
+            # grad_output times the drawn slopes; laid out as PyTorch's: its CPU kernel's result is C-ordered as the
+            # noise is, its meta decomposition's (``grad_output.mul(noise)``) ordered by grad_output
+            return (g * noise if type(g._data) is MetaArray else noise * g,)
+        # eval: leaky_relu_backward, ordered by the input (or the in-place form's result), as PyTorch's
         return (where(mask(x._data > 0), g, g * noise),)
 
 
@@ -406,8 +411,10 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
 
 def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=RreluWithNoiseBackward0) -> Tensor:
     x = float_array(input, "rrelu_with_noise_out_cpu")
+    # the noise is C-ordered, and so is the result on CPU (PyTorch's kernel fills ``empty_like(self, contiguous)``;
+    # its meta decomposition's result is elementwise over the input, laid out as the input is)
     if training and type(x) is MetaArray:
-        noise = MetaArray.like(x)  # slopes of no values: PyTorch's meta kernel draws nothing either
+        noise = MetaArray(x.shape, x.dtype)  # slopes of no values: PyTorch's meta kernel draws nothing either
     elif training:
         # PyTorch rounds the bounds to the input's dtype, then draws one double uniform per
         # non-positive element, in order, scaled as u * (hi - lo) + lo in double (no fused multiply-add);
@@ -420,6 +427,8 @@ def _rrelu(input: Tensor, lower: float, upper: float, training: bool, _node=Rrel
     else:
         noise = np.where(x > 0, 1, np.asarray((lower + upper) / 2)).astype(x.dtype)
     out = x * noise
+    if type(x) is not MetaArray:
+        noise, out = c_order(noise), c_order(out)
     saved = (OUT if _node is RreluWithNoiseBackward1 else input, _make(as_array(noise)))
     return record(cast(out, x), _node, (input,), saved, lower=lower, upper=upper, training=training)
 

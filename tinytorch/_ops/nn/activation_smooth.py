@@ -19,7 +19,7 @@ from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make
 from .._core.batching import composite
 from .._core.registry import ATEN_ONLY, aten_only, op
-from .._core.util import as_array, complex_grad_error, lowp_round, opmath
+from .._core.util import as_array, c_order, complex_grad_error, lowp_round, opmath
 from .._core.record import OUT, record
 from .._core.tensor_iterator import elementwise_layout
 from .activation import functional_spelling, cast, elementwise, float_array, mask
@@ -546,6 +546,8 @@ def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed stably."""
     x = float_array(input, "log_sigmoid_cpu")
     out = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if type(x) is np.ndarray:  # PyTorch's CPU kernel fills a C-ordered result (its meta decomposition: the input's order)
+        out = c_order(out)
     return record(cast(out, x), LogSigmoidBackward0, (input,), (input,))
 
 
