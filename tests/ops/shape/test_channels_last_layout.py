@@ -1,7 +1,8 @@
 """Results laid out as PyTorch's CPU kernels lay them out, compared with PyTorch (shapes, strides, values, grads):
 
 - convolutions (conv1d/2d/3d, conv_transpose1d/2d/3d) channels-last where the input (not a 1-d one's) or the weight
-  suggests it, their input and weight gradients too (oneDNN's fresh strides, the native kernels' kept ones);
+  suggests it, their input and weight gradients too (oneDNN's fresh strides, the native kernels' kept ones); on
+  meta tensors the output C-ordered and both gradients channels-last where either operand suggests it;
 - batch_norm and the 2-d poolings in their input's memory format, their input's gradient too;
 - elementwise ops over operands of different layouts in TensorIterator's order (the first operand that orders
   two dims decides), on CPU and on meta tensors."""
@@ -66,24 +67,32 @@ _CONVS = [
 ]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_convolutions_lay_out_as_pytorch(torch, dtype):
+@pytest.mark.parametrize("dtype,device", [("float32", "cpu"), ("float64", "cpu"), ("float32", "meta")])
+def test_convolutions_lay_out_as_pytorch(torch, dtype, device):
+    """On CPU as the rule above says; on meta tensors PyTorch's meta kernels' rule: the output C-ordered, both
+    gradients fresh channels-last (channels_last_3d) where the input or the weight suggests it, a 1-d
+    convolution's contiguous."""
     rtol = 1e-4 if dtype == "float32" else 1e-10
     for name, fn, xs, xf, ws, wf in _CONVS:
         seen = []
         for L in (torch, tinytorch):
             def build(shape, how, seed):
                 if callable(how):  # a view (of a tensor made in the shape the view turns into ``shape``)
-                    return _tensor(L, shape[:1] + shape[:0:-1] if len(shape) == 3 else shape, seed, dtype, view=how)
-                return _tensor(L, shape, seed, dtype, fmt=how)
+                    t = _tensor(L, shape[:1] + shape[:0:-1] if len(shape) == 3 else shape, seed, dtype, view=how)
+                else:
+                    t = _tensor(L, shape, seed, dtype, fmt=how)
+                return t.detach().to(device).requires_grad_() if device == "meta" else t
             x, w = build(xs, xf, 1), build(ws, wf, 2)
             y = fn(L.nn.functional, x, w)
-            gx, gw = L.autograd.grad(y, (x, w), L.tensor(_arr(tuple(y.shape), 3, dtype)))
+            gx, gw = L.autograd.grad(y, (x, w), L.tensor(_arr(tuple(y.shape), 3, dtype), device=device))
             seen.append((x, w, y, gx, gw))
         (tx, tw, ty, tgx, tgw), (ox, ow, oy, ogx, ogw) = seen
         assert (_seen(ox), _seen(ow)) == (_seen(tx), _seen(tw)), name  # the same operands to begin with
         for what, t, o in (("y", ty, oy), ("gx", tgx, ogx), ("gw", tgw, ogw)):
-            _check(t, o, f"{name}: {what}", rtol)
+            if device == "meta":
+                assert _seen(o) == _seen(t), f"{name}: {what}"
+            else:
+                _check(t, o, f"{name}: {what}", rtol)
 
 
 def test_leaf_gradients_keep_the_leaf_layout(torch):

@@ -24,7 +24,7 @@ from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make
-from .._core.layout import arranged, format_strides, kept_or_format_strides, suggested_format
+from .._core.layout import arranged, channels_last, format_strides, kept_or_format_strides, suggested_format
 from .._core.record import record
 from .._core.registry import aten_only, op
 from ..pointwise.complex import view_as_real
@@ -64,6 +64,9 @@ def _lay_out(geo: _Geometry, x: Tensor, w: Tensor, transposed: bool, input_count
     on oneDNN, elsewhere the operand's own strides where it already is channels-last (a size-1 dim's kept:
     PyTorch's native kernels fill ``empty_like(operand.contiguous(channels_last))``). Otherwise nothing is
     arranged: every result stays C-ordered. The numbers are the same either way; only their order in memory."""
+    if type(x._data) is MetaArray or type(w._data) is MetaArray:
+        geo.layout = _meta_layout(x, w, transposed) if input_counts else {}
+        return
     x4 = tuple(x.shape) if x.ndim == 4 else tuple(x.shape[:2]) + (1,) + tuple(x.shape[2:])
     w4 = tuple(w.shape) if w.ndim == 4 else tuple(w.shape[:2]) + (1,) + tuple(w.shape[2:])
     xs = _as4_strides(x) if input_counts else format_strides(x4, None)
@@ -81,6 +84,32 @@ def _lay_out(geo: _Geometry, x: Tensor, w: Tensor, transposed: bool, input_count
     # which primitive makes which: a transposed convolution's output is conv_t's, its input's gradient conv's
     geo.layout = {"conv_t": out, "conv": gx, "conv_w": gw} if transposed else {"conv": out, "conv_t": gx,
                                                                                 "conv_w": gw}
+
+
+def meta_grad_format(x: Tensor, w: Tensor):
+    """The memory format of a convolution's input and weight gradients on meta tensors (PyTorch's meta
+    ``convolution_backward``, the GPU backends' rule): channels-last where the input or the weight suggests it
+    (4-d), else channels_last_3d where either does (5-d), else None (contiguous). The output stays C-ordered there."""
+    fx = suggested_format(tuple(x.shape), x.stride())
+    fw = suggested_format(tuple(w.shape), w.stride())
+    return channels_last if channels_last in (fx, fw) else fx or fw
+
+
+def meta_grad_strides(shape: tuple, fmt) -> tuple:
+    """The strides of ``new_empty(shape).to(memory_format=fmt)``: C order's where that already suggests ``fmt``
+    (``to`` then copies nothing), else ``fmt``'s own."""
+    c = format_strides(shape, None)
+    return c if suggested_format(shape, c) is fmt else format_strides(shape, fmt)
+
+
+def _meta_layout(x: Tensor, w: Tensor, transposed: bool) -> dict:
+    """``geo.layout`` on meta tensors (a 2-d convolution's: a 1-d one's operands are 3-d there, contiguous): the
+    gradients in ``meta_grad_format``, the output C-ordered."""
+    fmt = meta_grad_format(x, w)
+    if fmt is None:
+        return {}
+    gx, gw = meta_grad_strides(tuple(x.shape), fmt), meta_grad_strides(tuple(w.shape), fmt)
+    return {"conv": gx, "conv_w": gw} if transposed else {"conv_t": gx, "conv_w": gw}
 
 
 # -- the three bilinear forwards on arrays ---------------------------------------------------------
@@ -251,13 +280,15 @@ class _ConvWeightBackward(_ConvWeightNode):
 _ConvWeightBackward.__name__ = _ConvWeightBackward.__qualname__ = "ConvolutionBackwardBackward0"
 
 
-def _meta_result(x, w, shape4) -> MetaArray | None:
+def _meta_result(x, w, shape4, strides=None) -> MetaArray | None:
     """On meta tensors (``x`` or ``w`` data-less) the result's array: its shape only (``shape4`` in the 2-d layout;
-    a 1-d convolution drops its height), so no size is too large to run."""
+    a 1-d convolution drops its height), so no size is too large to run; laid out with element ``strides`` (None:
+    C order)."""
     if type(x) is not MetaArray and type(w) is not MetaArray:
         return None
     dtype = np.result_type(x.dtype, w.dtype)
-    return MetaArray(shape4[:2] + shape4[3:] if len(shape4) == 4 and x.ndim == 3 else shape4, dtype)
+    shape = shape4[:2] + shape4[3:] if len(shape4) == 4 and x.ndim == 3 else shape4
+    return MetaArray(shape, dtype, None if strides is None else tuple(st * dtype.itemsize for st in strides))
 
 
 def _flagged(t: Tensor, inputs: tuple) -> Tensor:
@@ -273,7 +304,7 @@ def _flagged(t: Tensor, inputs: tuple) -> Tensor:
 
 def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
     xa, wa = x._data, w._data
-    out = _meta_result(xa, wa, (xa.shape[0], wa.shape[0]) + geo.out_hw)
+    out = _meta_result(xa, wa, (xa.shape[0], wa.shape[0]) + geo.out_hw, geo.layout.get("conv"))
     if out is None:
         out = arranged(_conv_arrays(xa, wa, None if b is None else b._data, geo), geo.layout.get("conv"))
     need = (x._requires_grad, w._requires_grad, b is not None and b._requires_grad)
@@ -283,7 +314,7 @@ def _conv(x: Tensor, w: Tensor, b, geo) -> Tensor:
 
 def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0) -> Tensor:
     ya, wa = y._data, w._data
-    out = _meta_result(ya, wa, (ya.shape[0], wa.shape[1] * geo.groups) + geo.hw)
+    out = _meta_result(ya, wa, (ya.shape[0], wa.shape[1] * geo.groups) + geo.hw, geo.layout.get("conv_t"))
     if out is None:
         out = arranged(_conv_t_arrays(ya, wa, geo), geo.layout.get("conv_t"))
     if b is not None and type(out) is not MetaArray:
@@ -295,7 +326,7 @@ def _conv_t(y: Tensor, w: Tensor, geo, b=None, cls=ConvolutionBackwardBackward0)
 
 def _conv_w(x: Tensor, y: Tensor, geo) -> Tensor:
     xa, ya = x._data, y._data
-    out = _meta_result(xa, ya, (ya.shape[1], xa.shape[1] // geo.groups) + geo.k)
+    out = _meta_result(xa, ya, (ya.shape[1], xa.shape[1] // geo.groups) + geo.k, geo.layout.get("conv_w"))
     if out is None:
         out = arranged(_conv_w_arrays(xa, ya, geo), geo.layout.get("conv_w"))
     return _flagged(record(out, _ConvWeightBackward, (x, y), (x, y), geo=geo,

@@ -12,7 +12,8 @@ from ...tensor import Tensor
 from .._core.layout import channels_last_3d, contiguous_format, suggested_format
 from .._core.record import record
 from .._core.registry import op
-from .conv import _check, _check_output_padding, _dims, _onednn, _tuple, complex_conv, conv2d, conv_transpose2d
+from .conv import (_check, _check_output_padding, _dims, _onednn, _tuple, complex_conv, conv2d, conv_transpose2d,
+                   meta_grad_format)
 from ..shape.join import cat
 from .pad import constant_pad_nd
 
@@ -22,15 +23,19 @@ def _same_pads(weight_shape, dilation, nd: int):
     return [(t // 2, t - t // 2) for t in total]
 
 
-def _layout(input: Tensor, weight: Tensor, groups: int):
-    """The memory format of a 3-d convolution's results, PyTorch's CPU rule: channels_last_3d where the input or the
-    weight suggests it and the convolution runs on oneDNN (its native 3-d kernels know no other: float64, a small
-    float32 one), else contiguous_format. Its output and both gradients then come fresh in that format. (Meta
-    tensors keep contiguous_format, as conv2d's do: PyTorch's meta convolutions follow rules of their own.)"""
-    if input._meta or weight._meta or not _onednn(input._data, weight._data, groups):
-        return contiguous_format
+def _layout(input: Tensor, weight: Tensor, groups: int) -> tuple:
+    """The memory formats of a 3-d convolution's output and of its gradients. PyTorch's CPU rule: channels_last_3d
+    for all three where the input or the weight suggests it and the convolution runs on oneDNN (its native 3-d
+    kernels know no other: float64, a small float32 one), else contiguous_format; each then comes fresh in that
+    format. On meta tensors the output is contiguous and the gradients follow the meta ``convolution_backward``'s
+    rule (``meta_grad_format``: channels_last_3d where either operand suggests it, oneDNN or not)."""
+    if input._meta or weight._meta:
+        return contiguous_format, meta_grad_format(input, weight) or contiguous_format
+    if not _onednn(input._data, weight._data, groups):
+        return contiguous_format, contiguous_format
     cl = suggested_format(tuple(input.shape), input.stride()) or suggested_format(tuple(weight.shape), weight.stride())
-    return channels_last_3d if cl is channels_last_3d else contiguous_format
+    fmt = channels_last_3d if cl is channels_last_3d else contiguous_format
+    return fmt, fmt
 
 
 class _WeightGradLayoutNode(Node):
@@ -82,10 +87,10 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         return complex_conv(lambda xs, ws, bs: conv3d(xs, ws, bs, stride, padding, dilation, groups), input, weight,
                             bias)
     n, c, d, h, w = input.shape
-    fmt = _layout(input, weight, groups)
-    weight = _weight_grad_in(weight, fmt)
-    # the depth slices as a batch (N, D, C, H, W), a copy whose gradient goes back in ``fmt``, as PyTorch's
-    x = _depth_pad(_depth_as_batch(input, fmt).reshape(n, d, c, h, w), padding[0], padding[0])
+    fmt, grad_fmt = _layout(input, weight, groups)
+    weight = _weight_grad_in(weight, grad_fmt)
+    # the depth slices as a batch (N, D, C, H, W), a copy whose gradient goes back in ``grad_fmt``, as PyTorch's
+    x = _depth_pad(_depth_as_batch(input, grad_fmt).reshape(n, d, c, h, w), padding[0], padding[0])
     kd, sd, dd = weight.shape[2], stride[0], dilation[0]
     d_out = (x.shape[1] - dd * (kd - 1) - 1) // sd + 1
     total = None
@@ -165,9 +170,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     if input._data.dtype.kind == "c":
         return complex_conv(lambda ys, ws, bs: conv_transpose3d(ys, ws, bs, stride, padding, output_padding, groups,
                                                                 dilation), input, weight, bias)
-    fmt = _layout(input, weight, groups)
-    weight = _weight_grad_in(weight, fmt)
-    flat = _depth_as_batch(input, fmt)
+    fmt, grad_fmt = _layout(input, weight, groups)
+    weight = _weight_grad_in(weight, grad_fmt)
+    flat = _depth_as_batch(input, grad_fmt)
     spread_len = (d_in - 1) * sd + 1
     full = spread_len + dd * (kd - 1) + od
     total = None
