@@ -161,3 +161,34 @@ def test_roundtrip_float32():
         x = tt.randn(3, 16)
         np.testing.assert_allclose(tt.fft.irfft(tt.fft.rfft(x), n=16).numpy(), x.numpy(), atol=1e-5)
         np.testing.assert_allclose(tt.fft.ifft(tt.fft.fft(x)).real.numpy(), x.numpy(), atol=1e-5)
+
+
+_LAYOUT_CASES = [  # (transform, input shape, complex input, dim): results and gradients laid out by the plan
+    ("fft", (4, 6), True, 0), ("ifft", (3, 4, 5), True, 1), ("rfft", (3, 4, 5), False, 0),
+    ("irfft", (3, 4, 5), True, 1), ("hfft", (4, 6), True, 0), ("ihfft", (3, 4, 5), False, 1), ("fft", (3, 4, 5), False, -1),
+    ("fftn", (3, 4, 5), True, (1, 0)), ("fftn", (2, 3, 4, 6), True, None), ("rfftn", (3, 4, 5), False, (1, 0)),
+    ("rfftn", (2, 3, 4, 6), False, (0, 2)), ("irfftn", (3, 4, 5), True, (0, 1)), ("hfftn", (3, 4, 5), True, (1, 0)),
+    ("ihfftn", (2, 3, 4, 6), False, (1, 2)), ("fft2", (2, 3, 4, 6), True, (-1, 0)),
+]
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_cpu_layouts_as_pytorch(transposed):
+    """The results and input gradients of transforms over dims other than the last (or over several) have the
+    strides PyTorch's CPU kernels give them (the batch dims outermost in the input's order of strides, then the
+    transformed ones), over C-ordered and transposed inputs, with PyTorch's values."""
+    for name, shape, is_complex, dim in _LAYOUT_CASES:
+        data = RNG.standard_normal(shape) + (1j * RNG.standard_normal(shape) if is_complex else 0)
+        seen = []
+        for T in (torch, tt):
+            x = T.tensor(data.astype(np.complex64 if is_complex else np.float32))
+            x = (x.transpose(0, -1).contiguous().transpose(0, -1) if transposed else x).requires_grad_()
+            y = getattr(T.fft, name)(x, dim=dim)
+            w = _weights(tuple(y.shape), y.is_complex())
+            w = T.tensor(w.astype(np.complex64 if y.is_complex() else np.float32))
+            seen.append((x.stride(), y, T.autograd.grad(y, x, w)[0]))
+        (txs, ty, tg), (oxs, oy, og) = seen
+        assert oxs == txs
+        for what, want, got in (("y", ty, oy), ("grad", tg, og)):
+            assert got.stride() == want.stride(), (name, shape, dim, transposed, what)
+            np.testing.assert_allclose(_np(got), _np(want), rtol=1e-4, atol=1e-4, err_msg=f"{name} {dim} {what}")

@@ -11,6 +11,7 @@ numpy computes in double precision; results are cast to PyTorch's dtype (float32
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
+from .._core.layout import arranged
 from .._core.util import as_array
 from ..._meta_array import MetaArray
 from ..shape.join import cat
@@ -83,13 +85,16 @@ class FftC2RBackward0(Node):
         return (gi,)
 
 
-# -- the results' layout on the meta device ------------------------------------------------------------
-# PyTorch's meta kernels lay an FFT's result out as its cuFFT kernels do (a meta tensor has no device to say
-# otherwise). One plan transforms up to three dims, the result C-contiguous in this order: the dims not transformed
-# first, in the input's order of strides (largest first), then the transformed ones in the plan's order. More dims
-# take several plans, each on the previous one's result. tinytorch's CPU results keep numpy's C order (a copy into
-# that layout would cost every call for strides alone), so only a ``MetaArray`` is laid out anew.
-_PLAN_DIMS = 3  # the most dims one plan transforms
+# -- the results' layout ------------------------------------------------------------------------------------
+# PyTorch lays an FFT's result out as its plan makes it: C-contiguous in this order: the dims not transformed first
+# (the batch), in the input's order of strides (largest first), then the transformed ones in the plan's order. Its
+# CPU kernels (pocketfft) take every dim in one plan, ordered by the input's strides (a real transform's halved dim
+# last; a c2r over several dims is a c2c over all but the last, then a c2r over the last on its result). Its meta
+# kernels lay the result out as its cuFFT kernels do (a meta tensor has no device to say otherwise): one plan
+# transforms up to three dims, more take several plans, each on the previous one's result; a c2r plan reads a
+# C-contiguous copy of its input. numpy's results are C-ordered: a CPU result is copied into PyTorch's layout only
+# where that differs (a transform over the last dim of a C-ordered input keeps numpy's).
+_PLAN_DIMS = 3  # the most dims one cuFFT plan transforms
 
 
 def _by_stride(a, dims) -> list:
@@ -97,17 +102,23 @@ def _by_stride(a, dims) -> list:
     return sorted(dims, key=lambda d: a.strides[d], reverse=True)
 
 
-def _planned(out: MetaArray, a, dims) -> MetaArray:
-    """``out`` as one plan over ``dims`` (in that order) on ``a``'s layout makes it."""
-    batch = _by_stride(a, [d for d in range(a.ndim) if d not in dims])
-    strides = [0] * out.ndim
-    step = out.itemsize
+def _plan_strides(shape: tuple, a, dims) -> list:
+    """The element strides of a result of ``shape`` that one plan over ``dims`` (in that order) on ``a`` makes."""
+    batch = _by_stride(a, [d for d in range(len(shape)) if d not in dims])
+    strides = [0] * len(shape)
+    step = 1
     for d in reversed(dims):  # the signal: C-contiguous in the plan's order
         strides[d] = step
-        step *= max(out.shape[d], 1)
+        step *= max(shape[d], 1)
     for d in reversed(batch):  # the batch: one collapsed dim, its parts counted as PyTorch counts them (0 stays 0)
         strides[d] = step
-        step *= out.shape[d]
+        step *= shape[d]
+    return strides
+
+
+def _planned(out: MetaArray, a, dims) -> MetaArray:
+    """``out`` as one plan over ``dims`` (in that order) on ``a``'s layout makes it."""
+    strides = [s * out.itemsize for s in _plan_strides(out.shape, a, dims)]
     return MetaArray(out.shape, out.dtype, value=out._value)._view(out.shape, strides)
 
 
@@ -125,10 +136,26 @@ def _staged(out: MetaArray, a, dims) -> MetaArray:
     return work
 
 
-def _meta_layout(kind: str, out, a, dims):
-    """``out`` with PyTorch's meta strides for a transform of ``a`` over ``dims`` (a CPU array: as it is)."""
-    if type(out) is not MetaArray:
+def _cpu_layout(kind: str, out: np.ndarray, a: np.ndarray, dims) -> np.ndarray:
+    """``out`` (numpy's C-ordered result) in PyTorch's CPU layout for a transform of ``a`` over ``dims``."""
+    if out.ndim < 2 or out.size == 0 or not dims:
         return out
+    dims = list(dims)
+    if kind == "c2c":
+        strides = _plan_strides(out.shape, a, _by_stride(a, dims))
+    elif kind == "r2c":
+        strides = _plan_strides(out.shape, a, _by_stride(a, dims[:-1]) + dims[-1:])
+    else:  # c2r: the c2c over all but the last dim (its result of the input's shape), then the c2r on it
+        work = a if len(dims) == 1 else SimpleNamespace(strides=_plan_strides(a.shape, a, _by_stride(a, dims[:-1])))
+        strides = _plan_strides(out.shape, work, dims[-1:])
+    return arranged(out, tuple(strides))
+
+
+def _meta_layout(kind: str, out, a, dims):
+    """``out`` with PyTorch's strides for a transform of ``a`` over ``dims``: its meta kernels' for a ``MetaArray``,
+    its CPU kernels' for a numpy array (``_cpu_layout``)."""
+    if type(out) is not MetaArray:
+        return _cpu_layout(kind, out, a, dims)
     if kind == "c2c":
         return _staged(out, a, dims) if dims else MetaArray.like(a)
     if _one_plan(dims):  # a c2r plan reads a C-contiguous copy of its input

@@ -546,7 +546,7 @@ def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed stably."""
     x = float_array(input, "log_sigmoid_cpu")
     out = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    if type(x) is np.ndarray:  # PyTorch's CPU kernel fills a C-ordered result (its meta decomposition: the input's order)
+    if type(x) is np.ndarray:  # PyTorch's CPU kernel fills a C-ordered result (on meta: the input's order)
         out = c_order(out)
     return record(cast(out, x), LogSigmoidBackward0, (input,), (input,))
 
