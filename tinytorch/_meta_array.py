@@ -157,9 +157,10 @@ def iterator_order(shape: tuple, operands, meta: bool = False) -> tuple | None:
     contiguous, C order; all channels-last (4-d), channels-last; all dense with one set of strides, those. Else
     the dims ordered by ``iterator_dim_order`` (the first operand that tells decides: ``t + x`` takes ``t``'s
     order, ``x + t`` ``x``'s) and dense in that order. ``meta``: PyTorch's meta kernels' rule
-    (``compute_elementwise_output_strides``): the operands broadcast first (numbers left out by the caller), C
-    order where all are contiguous and not all channels-last, channels-last where the reverse, else the same
-    sort, a size-1 dim deciding nothing."""
+    (``compute_elementwise_output_strides``) over the operands broadcast (numbers and CPU scalars left out by the
+    caller), one operand or many: C order where all are contiguous and not all channels-last, channels-last where
+    the reverse, else the same sort, a size-1 dim's stride counted as any other's (it places that dim, and so
+    gives its dense stride)."""
     nd = len(shape)
     ranked = [op for op in operands if len(op[0])]
     if nd < 2 or not ranked or 0 in shape:
@@ -167,9 +168,6 @@ def iterator_order(shape: tuple, operands, meta: bool = False) -> tuple | None:
     strides = [(0,) * (nd - len(sh)) + tuple(0 if n == 1 and shape[nd - len(sh) + i] != 1 else s
                                              for i, (n, s) in enumerate(zip(sh, st))) for sh, st in operands]
     if meta:
-        # a size-1 dim decides nothing here (a stride of 0): tinytorch's meta results come from its own formulas,
-        # not PyTorch's, and a size-1 dim's stride ordered by them strays from PyTorch's C-order ones
-        strides = [tuple(0 if n == 1 else s for n, s in zip(shape, st)) for st in strides]
         rows = all(_c_ordered(shape, st) for st in strides)
         last = nd == 4 and all(_contiguous(shape, st, 1, _CHANNELS_INNERMOST) for st in strides)
         if rows != last:
@@ -606,7 +604,8 @@ class MetaArray(NDArrayOperatorsMixin):
                 axes = _axes(axis, a.ndim)
                 shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape) if keepdims or i not in axes)
         results = res if isinstance(res, tuple) else (res,)
-        pointwise = method == "__call__" and ufunc is not np.matmul
+        # (a ufunc asked for C order, ``order="C"``, makes its result so, as numpy does)
+        pointwise = method == "__call__" and ufunc is not np.matmul and kwargs.get("order", "K") != "C"
         made = tuple((_pointwise(shape, r, inputs) if pointwise else MetaArray(shape, np.asarray(r).dtype,
                                                                                 value=_one(r)))
                      if o is None or o is Ellipsis else o
@@ -762,7 +761,10 @@ def _where(condition, x=None, y=None):
         raise NeedsData("where(condition)")  # nonzero: its length is the data's
     shape = np.broadcast_shapes(_shape_of(condition), _shape_of(x), _shape_of(y))
     res = np.where(_stand_in(condition), _stand_in(x), _stand_in(y))
-    return _pointwise(shape, res, (condition, x, y))
+    # a number counts as a tensor broadcast everywhere here (PyTorch's meta where wraps it as one, so the operands
+    # are not all contiguous and the dims are sorted)
+    return _pointwise(shape, res, tuple(v if isinstance(v, (MetaArray, np.ndarray)) else np.asarray(v)
+                                        for v in (condition, x, y)))
 
 
 def _broadcast_to(array, shape, subok=False):

@@ -224,9 +224,9 @@ def test_pointwise_meta_results_keep_their_inputs_order(torch):
 def test_pointwise_layout_is_pytorchs_on_meta_and_cpu(torch):
     """Each device's rule, as PyTorch's, for random slices, permutations and broadcasts of the operands: on CPU
     TensorIterator's order (the first operand that orders two dims decides, a binary op's number counted as a 0-d
-    operand), on meta PyTorch's meta kernels' (numbers left out, another fast path): the two differ only in some
-    size-1 dims' strides (``t + 1`` of a (1, 5) tensor with strides (1, 1)), which tinytorch's meta rule leaves
-    out of its sort."""
+    operand), on meta PyTorch's meta kernels' (numbers left out, but where's; another fast path): the two differ
+    only in some size-1 dims' strides (``t + 1`` of a (1, 5) tensor with strides (1, 1)), which place those dims in
+    the sort of either."""
     rng = random.Random(77)
 
     def operand(L, device, shape, perm, step, keep):
@@ -247,11 +247,26 @@ def test_pointwise_layout_is_pytorchs_on_meta_and_cpu(torch):
         for L in (torch, tinytorch):
             for device in ("cpu", "meta"):
                 a, b = (operand(L, device, shape, *spec) for spec in specs)
-                seen[L, device] = [(tuple(y.shape), tuple(y.stride())) for y in (a + b, b - a, a * 2,
-                                                                                  L.where(a > 0, a, b), a.exp(), a < b)]
+                seen[L, device] = [(tuple(y.shape), tuple(y.stride())) for y in (
+                    a + b, b - a, a * 2, L.where(a > 0, a, b), L.where(a > 0, a, 0.0), a.exp(), a < b)]
         assert seen[tinytorch, "cpu"] == seen[torch, "cpu"], (shape, specs)
-        # (a size-1 dim decides nothing in tinytorch's meta rule, whose results come from its own formulas: its
-        # meta results are compared where they have none)
-        for got, want in zip(seen[tinytorch, "meta"], seen[torch, "meta"]):
-            if 1 not in got[0]:
-                assert got == want, (shape, specs)
+        assert seen[tinytorch, "meta"] == seen[torch, "meta"], (shape, specs)
+
+
+def test_size1_dims_meta_strides_as_pytorch(torch):
+    """Size-1 dims' strides of meta results as PyTorch's: elementwise results of permuted inputs with size-1 dims
+    (placed by the sort: C-ordered inputs but for them give C order's own strides there), keepdim reductions,
+    unsqueeze/expand views and matrix products whose inner size is 1 (an outer product, C-ordered)."""
+    def cases(L):
+        def E(shape, perm):
+            inv = sorted(range(len(perm)), key=perm.__getitem__)
+            return L.empty([shape[d] for d in perm], device="meta").permute(*inv)
+        out = []
+        for shape, perm in [((1, 3, 4), (2, 1, 0)), ((3, 1, 4), (1, 0, 2)), ((3, 4, 1), (0, 2, 1)),
+                            ((2, 1, 3, 1), (0, 2, 3, 1)), ((3, 1), (1, 0))]:
+            a = E(shape, perm)
+            out += [-a, a + 1, a + a, a + L.empty(shape[-1], device="meta"), L.where(a > 0, a, 0.0),
+                    a.sum(-1, keepdim=True), a.amax(0, keepdim=True), a.unsqueeze(1), a.unsqueeze(0).expand(2, *shape),
+                    a @ L.empty(shape[-1], 1, device="meta"), a.mT @ L.empty(shape[-2], 2, device="meta")]
+        return [(tuple(t.shape), t.stride()) for t in out]
+    assert cases(tinytorch) == cases(torch)

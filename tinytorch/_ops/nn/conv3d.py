@@ -9,7 +9,7 @@ import warnings
 
 from ...autograd.node import Node
 from ...tensor import Tensor
-from .._core.layout import channels_last_3d, contiguous_format, suggested_format
+from .._core.layout import channels_last_3d, contiguous_format, format_strides, suggested_format
 from .._core.record import record
 from .._core.registry import op
 from .conv import (_check, _check_output_padding, _dims, _onednn, _tuple, complex_conv, conv2d, conv_transpose2d,
@@ -36,6 +36,14 @@ def _layout(input: Tensor, weight: Tensor, groups: int) -> tuple:
     cl = suggested_format(tuple(input.shape), input.stride()) or suggested_format(tuple(weight.shape), weight.stride())
     fmt = channels_last_3d if cl is channels_last_3d else contiguous_format
     return fmt, fmt
+
+
+def _fresh(out: Tensor, fmt) -> Tensor:
+    """``out`` with the strides of a fresh tensor in memory format ``fmt`` (a size-1 dim's too), as PyTorch's
+    convolution allocates its result: a copy only where ``out`` has others."""
+    if tuple(out.stride()) == format_strides(tuple(out.shape), None if fmt is contiguous_format else fmt):
+        return out
+    return out.clone(memory_format=fmt)
 
 
 class _WeightGradLayoutNode(Node):
@@ -102,7 +110,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     out = total.reshape(n, d_out, *total.shape[1:]).permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
-    return out.contiguous(memory_format=fmt)
+    return _fresh(out, fmt)
 
 
 def _spread_depth(y: Tensor, stride: int) -> Tensor:
@@ -185,4 +193,4 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     out = total[:, pd:pd + sizes[0]].permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
-    return out.contiguous(memory_format=fmt)
+    return _fresh(out, fmt)
