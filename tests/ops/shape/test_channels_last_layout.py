@@ -284,3 +284,34 @@ def test_activations_lay_out_as_pytorch(torch, device):
                     _check(want, got, (name, xl, gl, what), 1e-6)
                 else:
                     assert _seen(got) == _seen(want), (name, xl, gl, what)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_cat_and_glu_lay_out_as_pytorch(torch, device):
+    """cat's result in the memory format all its inputs suggest (channels-last where each does), else C order
+    (numpy's follows the inputs' common order: transposed inputs gave a transposed result); glu's input gradient
+    C-ordered on CPU (PyTorch's kernel), on meta the cat of halves ordered by the input (its decomposition)."""
+    def cats(L):
+        a = _laid(L, _arr((2, 4, 6, 8), 8, "float32"), "t").to(device)
+        b = _laid(L, _arr((2, 4, 6, 8), 9, "float32"), CL).to(device)
+        t = L.tensor(_arr((4, 3), 10, "float32")).to(device).t()
+        return [L.cat([a, a], 1), L.cat([a, a], 3), L.cat([b, b], 1), L.cat([a, b], 1), L.cat([b, a], 0),
+                L.cat([t, t]), L.cat([t, t], 1), L.cat([b, L.empty(0, device=device)], 1)]
+
+    for want, got in zip(cats(torch), cats(tinytorch)):
+        if device == "cpu":
+            _check(want, got, "cat", 0)
+        else:
+            assert _seen(got) == _seen(want), "cat"
+    for xl, gl, dim in (("t", None, 1), (CL, "t", 1), (CL, None, -1), ("sliced", CL, 1)):
+        seen = []
+        for L in (torch, tinytorch):
+            x = _laid(L, _arr((2, 4, 6, 8), 11, "float32"), xl).to(device).requires_grad_()
+            y = L.nn.functional.glu(x, dim)
+            shape = (2, 2, 6, 8) if dim == 1 else (2, 4, 6, 4)
+            seen.append((y, L.autograd.grad(y, x, _laid(L, _arr(shape, 12, "float32"), gl).to(device))[0]))
+        for what, want, got in zip(("y", "gx"), *seen):
+            if device == "cpu":
+                _check(want, got, ("glu", xl, gl, dim, what), 1e-6)
+            else:
+                assert _seen(got) == _seen(want), ("glu", xl, gl, dim, what)

@@ -27,6 +27,7 @@ from ..pointwise.arith import add_scalar, mul_scalar, number_sub
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
 from ..shape.join import cat
+from .._core.layout import contiguous_format, suggested_format
 from ..reduce.softmax import log_softmax as _log_softmax
 from ..reduce.softmax import softmax as _softmax
 from ..special.erf_gamma import erf_np
@@ -571,7 +572,11 @@ class GluBackward0(Node):
         (x,) = self._unpacked_saved
         a, b = x.chunk(2, self.dim)
         s = b.sigmoid()
-        return (cat([g * s, g * a * s * (1 - s)], self.dim),)
+        gx = cat([g * s, g * a * s * (1 - s)], self.dim)
+        # PyTorch's CPU kernel fills a C-ordered gradient; its meta decomposition cats halves ordered by sigmoid(b)
+        # (``cat``: channels-last where they suggest it)
+        fmt = suggested_format(tuple(b.shape), b.stride()) if x._meta else None
+        return (gx.contiguous(memory_format=fmt or contiguous_format),)
 
 
 def _batch_glu(op, input, dim=-1):

@@ -6,7 +6,9 @@ import numpy as np
 
 from ... import _dtype
 from ...autograd.grad_mode import _State
-from ...autograd.node import Node, raw_dim, u64
+from ...autograd.node import Node, elem_strides, raw_dim, u64
+from ..._meta_array import MetaArray
+from .._core.layout import c_ordered, format_strides, laid_out, suggested_format
 from ...tensor import Tensor, _make, _wrap_dim
 from ..creation.factory import zeros
 from . import _batching as rules
@@ -66,6 +68,26 @@ def _legacy_empty(a: np.ndarray) -> bool:
     return a.ndim == 1 and a.shape[0] == 0
 
 
+def _cat_layout(out, arrays: list):
+    """``out`` (numpy's concatenation, or a meta one) laid out as PyTorch's cat allocates its result: in the memory
+    format every input suggests (``suggest_memory_format``: channels-last where all do), else C order. (numpy's
+    result follows a common order of its inputs' strides: a transposed pair gives a transposed result.)"""
+    if out.ndim < 2 or out.size == 0 or (type(out) is np.ndarray and all(type(a) is np.ndarray and c_ordered(a)
+                                                                          for a in arrays)):
+        return out  # C-ordered inputs: numpy's result is C-ordered too
+    fmt = None
+    for i, a in enumerate(arrays):
+        f = suggested_format(a.shape, elem_strides(a.shape, a.strides, a.itemsize, type(a) is not MetaArray))
+        if f is None or (i and f is not fmt):
+            fmt = None
+            break
+        fmt = f
+    strides = format_strides(out.shape, fmt)
+    if elem_strides(out.shape, out.strides, out.itemsize, type(out) is not MetaArray) == strides:
+        return out
+    return laid_out(out, strides)
+
+
 @op(variants="function out", aliases=("concat", "concatenate"), batch=rules.join, autocast="promote", overlap="any")
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (dtypes promoted)."""
@@ -87,7 +109,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
             if k != d and a.shape[k] != ref._data.shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._data.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
-    out = cast(np.concatenate(arrays, axis=d), dt, copy=False)
+    out = _cat_layout(cast(np.concatenate(arrays, axis=d), dt, copy=False), [t_._data for t_ in tensors])
     inputs = tuple(tensors)
     if not wants_grad(inputs):
         return _make(out)
