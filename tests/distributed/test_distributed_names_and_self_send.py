@@ -1,6 +1,7 @@
 """PyTorch's smaller distributed surface, compared with PyTorch's gloo backend in a one-process world: a send
-to one's own rank is refused at once (ValueError) instead of waiting for the group's timeout; the deprecated
-``reduce_op`` object; the ``DistError`` family; ``destroy_process_group`` a second time."""
+to one's own rank is refused at once (ValueError; isend and irecv: RuntimeError) instead of waiting for the
+group's timeout; the deprecated ``reduce_op`` object; the ``DistError`` family; ``destroy_process_group`` a
+second time."""
 import json
 import socket
 import subprocess
@@ -36,6 +37,9 @@ dist.init_process_group("gloo", rank=0, world_size=1)
 t = torch.ones(2)
 attempt("send to self", lambda: dist.send(t, 0))
 attempt("send to self by group rank", lambda: dist.send(t, group_dst=0))
+for name, call in (("isend", lambda: dist.isend(t, 0)), ("irecv", lambda: dist.irecv(t, 0))):
+    attempt(name + " with self", call)
+    out[name + " with self"] = out[name + " with self"][:1]  # the kind: gloo's words name its socket
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     out["reduce_op"] = [str(dist.reduce_op.SUM), str(dist.reduce_op.MAX), dist.reduce_op.SUM is dist.ReduceOp.SUM
@@ -70,6 +74,7 @@ def test_as_pytorch_in_a_one_process_world():
         pytest.skip("this PyTorch has no torch.distributed")
     want, got = _run("torch"), _run("tinytorch")
     assert want["send to self"][0] == "ValueError"
+    assert want["isend with self"] == want["irecv with self"] == ["RuntimeError"]
     assert got == want
 
 

@@ -1,17 +1,19 @@
 """What export refuses, against PyTorch 2.13: a ``Dim`` whose example size is 0 or 1, two ``Dim`` objects the
 program needs equal, a ``Dim.DYNAMIC`` at size 1, and an exported program's module called with inputs of another
-structure (types by name, since PyTorch's ``UserError`` lives in ``torch._dynamo.exc``, and messages)."""
+structure (types by module path and name: PyTorch's ``UserError`` is ``torch._dynamo.exc.UserError``, which
+``except`` clauses name; and messages)."""
 import pytest
 
 import tinytorch
 
 
 def _error(lib, build):
-    """``(type name, message)`` of what ``build(lib)`` raises, or None when it returns."""
+    """``(type's path, message)`` of what ``build(lib)`` raises, or None when it returns."""
     try:
         build(lib)
     except Exception as e:  # noqa: BLE001 - the error is what is compared
-        return type(e).__name__, str(e).replace("tinytorch", "torch")
+        path = f"{type(e).__module__}.{type(e).__qualname__}".replace("tinytorch", "torch", 1)
+        return path, str(e).replace("tinytorch", "torch")
     return None
 
 

@@ -113,6 +113,7 @@ def _learner_objects(lib):
     ds = lib.utils.data.TensorDataset(lib.arange(4.0))
     x = lib.tensor([[3.0, 1.0], [2.0, 4.0]])
     return [lib.manual_seed(0), lib.Generator(), y.grad_fn, lib.utils.data.DataLoader(ds, batch_size=2), ds,
+            iter(lib.utils.data.DataLoader(ds, batch_size=2)),
             lib.utils.data.RandomSampler(ds), lib.utils.data.BatchSampler(range(4), 2, False),
             lib.max(x, 1), lib.sort(x), lib.aminmax(x), lib.cummax(x, 0), lib.slogdet(lib.eye(2)), lib.frexp(x)]
 

@@ -1,6 +1,8 @@
 """``torch.jit.trace`` of a function that uses numpy (or SciPy) results, against PyTorch 2.13: a tensor made from
 data (``from_numpy``, ``tensor``, ``as_tensor``) is held as a constant of the trace with PyTorch's TracerWarning, and
-numpy scalars as numbers, so the traced function runs again on new inputs with the values PyTorch's trace gives."""
+numpy scalars as numbers, so the traced function runs again on new inputs with the values PyTorch's trace gives; the
+warning names the user's line, as PyTorch's."""
+import os
 import warnings
 
 import numpy as np
@@ -29,7 +31,8 @@ def _run(lib, case):
         warnings.filterwarnings("ignore", category=DeprecationWarning)  # jit.trace's own deprecation
         traced = lib.jit.trace(CASES[case](lib), lib.ones(3))
     outs = [traced(lib.full((3,), v)) for v in (2.0, -1.5)]
-    told = sorted({(w.category.__name__, str(w.message)) for w in caught})
+    # each warning where PyTorch's points: the user's line that made the value (this file's CASES)
+    told = sorted({(w.category.__name__, str(w.message), os.path.basename(w.filename), w.lineno) for w in caught})
     return [(o.tolist(), str(o.dtype).split(".")[-1]) for o in outs], told
 
 

@@ -84,3 +84,31 @@ def test_nonfinite(bad):
     want, got = _clip(torch, grads, 1.0), _clip(tinytorch, grads, 1.0)
     np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
     np.testing.assert_array_equal(got[1][0].numpy(), want[1][0].numpy())
+
+
+@pytest.mark.parametrize("max_norm", [0.1, 0.3, 5.0])
+@pytest.mark.parametrize("seed", range(4))
+def test_coefficient_as_pytorch_steps(max_norm, seed):
+    # max_norm / (total + 1e-6) is PyTorch's Tensor.__rtruediv__: (total + 1e-6).reciprocal() * max_norm, two
+    # roundings (a max_norm of a power of two, as above, cannot tell that from one division)
+    rng = np.random.default_rng(seed)
+    grads = [(rng.standard_normal(n) * rng.uniform(0.1, 100)).astype(np.float32) for n in (8, 16, 64, 256)]
+    _assert_same(_clip(torch, grads, max_norm), _clip(tinytorch, grads, max_norm))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1000.0])
+def test_half_and_bfloat16_gradients(dtype, scale):
+    # each norm accumulated in float32 and rounded once, as PyTorch's kernel (squares in half overflowed to inf
+    # at 1000, and bfloat16's running sum stalled); the coefficient's steps each rounded to the norm's dtype
+    rng = np.random.default_rng(7)
+    grads = [(rng.standard_normal(n) * scale).astype(np.float32) for n in (5, 300, 1500)]
+    out = []
+    for lib in (torch, tinytorch):
+        params = [lib.nn.Parameter(lib.zeros(len(g), dtype=getattr(lib, dtype))) for g in grads]
+        for p, g in zip(params, grads):
+            p.grad = lib.tensor(g).to(getattr(lib, dtype))
+        total = lib.nn.utils.clip_grad_norm_(params, 0.3)
+        out.append([total.float().numpy()] + [p.grad.float().numpy() for p in params])
+    for w, g in zip(*out):
+        np.testing.assert_array_equal(g, w)

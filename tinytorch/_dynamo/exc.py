@@ -3,7 +3,8 @@ where the program cannot be captured as one graph (a graph break), with PyTorch'
 detects (``tinytorch/_dynamo/capture.py``)."""
 from __future__ import annotations
 
-__all__ = ["TorchDynamoException", "InvalidBackend", "RecompileError", "Unsupported", "RecompileLimitExceeded"]
+__all__ = ["TorchDynamoException", "InvalidBackend", "RecompileError", "Unsupported", "RecompileLimitExceeded",
+           "UserError"]
 
 
 class TorchDynamoException(RuntimeError):
@@ -30,3 +31,8 @@ class Unsupported(TorchDynamoException):
 
 class RecompileLimitExceeded(Unsupported):
     pass
+
+
+class UserError(TorchDynamoException):
+    """The program does not allow what the call asked for (``torch.export``'s dynamic shapes: a dim the program
+    specialised, two dims it made equal); raised with its message only."""

@@ -55,3 +55,10 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         if self._fetcher is not None:
             return self._fetcher.fetch(index)
         return fetch_map(self._dataset, index, self._auto_collation, self._collate_fn)
+
+
+# printed and pickled by PyTorch's path (<torch.utils.data.dataloader._SingleProcessDataLoaderIter object at ...>):
+# tinytorch.utils.data.dataloader answers for each of them
+for _cls in (_DatasetKind, _BaseDataLoaderIter, _SingleProcessDataLoaderIter):
+    _cls.__module__ = "tinytorch.utils.data.dataloader"
+del _cls

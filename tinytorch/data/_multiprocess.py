@@ -203,3 +203,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._shutdown_workers()
         except Exception:
             pass  # at interpreter exit the modules this needs may already be gone
+
+
+# printed by PyTorch's path, as the single-process iterator (_loader_iter)
+_MultiProcessingDataLoaderIter.__module__ = "tinytorch.utils.data.dataloader"

@@ -13,6 +13,7 @@ import sys
 import numpy as np
 
 from .. import _dtype
+from .._ops.creation.factory import as_tensor
 from .._ops.shape.join import stack
 from ._tensors import Tensor, is_torch_tensor, stack_arrays, torch_to_numpy, wrap
 
@@ -131,9 +132,10 @@ def default_collate(batch):
     if isinstance(elem, np.ndarray):
         if _NP_STR_OBJ.search(elem.dtype.str) is not None:
             raise TypeError(_ERR_FORMAT.format(elem.dtype))
-        return wrap(stack_arrays([np.asarray(b) for b in batch]))
+        # PyTorch collates the arrays as tensors (as_tensor each): in a worker, the tensors' shared-memory rule
+        return _stack_tensors([wrap(np.asarray(b)) for b in batch])
     if isinstance(elem, (np.bool_, np.number, np.object_)):
-        return wrap(np.array(batch))
+        return as_tensor(batch)  # PyTorch's as_tensor of the list: int64 then float32 gives float32
     if isinstance(elem, float):
         return wrap(np.array(batch, dtype=np.float64))
     if isinstance(elem, int):

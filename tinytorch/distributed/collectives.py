@@ -297,6 +297,9 @@ def isend(tensor, dst=None, group=None, tag: int = 0, group_dst=None):
     if pg is None:
         return None
     peer = _root(pg, dst, group_dst, "dst")
+    if peer == pg.rank():  # MPI would take it and hold it for a receive of its own; PyTorch's gloo refuses at once
+        raise RuntimeError("Invalid destination rank: destination rank should not be the same as the rank of the "
+                           "current process.")
     return Work([pg._comm.Isend(np.ascontiguousarray(tensor._data), dest=peer, tag=tag)], pg, "send")
 
 

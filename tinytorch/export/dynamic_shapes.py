@@ -31,6 +31,7 @@ import hashlib
 
 import numpy as np
 
+from .._dynamo.exc import UserError
 from ..tensor import Tensor, _make
 
 __all__ = ["Dim", "ShapesCollection", "UserError"]
@@ -39,10 +40,6 @@ _INF = float("inf")
 _TAIL = ("\n\nThe error above occurred when calling torch.export.export. If you would like to view some more "
          "information about this error, and get a list of all other errors that may occur in your export call, "
          "you can replace your `export()` call with `draft_export()`.")
-
-
-class UserError(RuntimeError):
-    """PyTorch's ``torch._dynamo.exc.UserError``: the program does not allow what the export call asked for."""
 
 
 class _DimHintType(enum.Enum):

@@ -167,6 +167,18 @@ class _Self:
 
 # the factories that make a tensor from data (lists, numpy arrays): PyTorch's tracer holds their results as constants
 _DATA_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy"})
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel, called where it is, of the first frame outside tinytorch: the user's line that
+    made the value, as PyTorch's warning names it (the frames between differ by the factory's path)."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 _DATA_CONSTANT = ("torch.{} results are registered as constants in the trace. You can safely ignore this warning if "
                   "you use this function to create tensors out of constant variables that would be the same every "
                   "time you call this function. In any other case, this might cause the trace to be incorrect.")
@@ -261,7 +273,7 @@ class _Recording(_capture.Recording):
 
     def _record_op(self, decl, spelling, args, kwargs, out, stack) -> None:
         if decl.name in _DATA_FACTORIES and spelling is None:
-            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=5)
+            warnings.warn(_DATA_CONSTANT.format(decl.name), TracerWarning, stacklevel=_user_stacklevel())
             self.data_constants.add(id(out))
             return
         args, kwargs = _as_constants(args, self.data_constants), _as_constants(kwargs, self.data_constants)

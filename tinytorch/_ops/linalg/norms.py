@@ -11,10 +11,10 @@ from ...tensor import Tensor
 from .._core.batching import logical_dims, per_sample
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import normalize_dims
+from .._core.util import lowp_round, normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
-from ..._dtype import NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
+from ..._dtype import LOWP_NP, NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
 from .._core import narrow_dtypes
 
 
@@ -112,6 +112,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     p = float(ord)
     dims = normalize_dims(dim, a.ndim)
     ab = np.abs(a)
+    if a.dtype in LOWP_NP:  # half and bfloat16 accumulate in float32 (PyTorch's CPU norm kernels), one rounding
+        ab = ab.astype(np.float32)
     with np.errstate(all="ignore"):
         if p == math.inf:
             r = ab.max(axis=dims, keepdims=keepdim) if ab.size else np.zeros(())
@@ -127,7 +129,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             t = ab.dtype.type  # the exponents in ab's dtype on numpy 1.x too (0-d sums promoted them)
             r = (ab ** t(p)).sum(axis=dims, keepdims=keepdim) ** t(1.0 / p)
     src = x if dtype is None else x.to(dtype)
-    return record(np.asarray(r, dtype=a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
+    return record(lowp_round(np.asarray(r, dtype=ab.dtype), a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
                   dims=dims, keepdim=keepdim, ord=p, ord_arg=ord, dim_arg=_dim_arg(dim))
 
 

@@ -10,7 +10,10 @@ import warnings
 import numpy as np
 
 from ...autograd.grad_mode import no_grad
+from ..._dtype import LOWP_NP
+from ..._ops._core.util import lowp_round
 from ..._ops._kernels.cpu_level import pytorch_level
+from ..._ops.linalg.norms import vector_norm as linalg_vector_norm
 from ...tensor import Tensor, _make
 
 
@@ -62,6 +65,8 @@ def _add_square_fused(total, x):
 
 def _vector_norm(a: np.ndarray, p: float) -> np.ndarray:
     """The p-norm of all elements of ``a`` (inf, -inf and 0 included), in a's dtype."""
+    if a.dtype in LOWP_NP:  # half and bfloat16: the op's float32 accumulation, rounded once (PyTorch's kernel)
+        return linalg_vector_norm(_make(a), p)._data
     a = np.abs(a)
     if p == np.inf:
         out = a.max() if a.size else np.zeros((), a.dtype)
@@ -101,9 +106,16 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     if not grads:
         return
     norm = total_norm._data
-    coef = norm.dtype.type(max_norm) / (norm + np.asarray(1e-6, dtype=norm.dtype))  # numpy 1.x: not float64
+    t = norm.dtype
+    work = np.dtype(np.float32).type if t in LOWP_NP else t.type  # the steps' compute type (PyTorch's opmath)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # PyTorch's steps, each rounded to the norm's dtype: total_norm + 1e-6, then max_norm / that, which its
+        # Tensor.__rtruediv__ computes as that.reciprocal() * max_norm (two roundings, not one division)
+        denom = lowp_round(np.asarray(norm.astype(work) + work(1e-6)), t)
+        recip = lowp_round(np.asarray(work(1.0) / denom.astype(work)), t)
+        coef = lowp_round(np.asarray(recip.astype(work) * work(max_norm)), t)
     # multiplying by a coefficient of exactly 1 changes nothing, and saves a branch (as PyTorch does)
-    coef = np.minimum(coef, np.asarray(1.0, dtype=coef.dtype))
+    coef = np.minimum(coef, np.asarray(1.0, dtype=t))
     with no_grad():
         for g in grads:
             g.mul_(_make(np.asarray(coef, dtype=g._data.dtype)))
