@@ -68,8 +68,15 @@ class ViewBackward0(Node):
 class UnsafeViewBackward0(ViewBackward0):
     def jvp(self, t):
         # PyTorch's formula (auto_linear): _unsafe_view(self_t), recorded as this node where the tangent has history
-        shape = _out_shape(self)
-        return record(t._data.reshape(shape), UnsafeViewBackward0, (t,), in_shape=t._data.shape)
+        return unsafe_view(t, _out_shape(self))
+
+
+def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """PyTorch's ``_unsafe_view``: ``input`` (a fresh result no one else holds) reshaped without becoming a view
+    of it, so its history is this node and nothing tracks it as an alias (``reshape``'s copy, ``matmul``'s
+    result)."""
+    x = input._data
+    return record(x.reshape(shape), UnsafeViewBackward0, (input,), in_shape=x.shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
