@@ -18,9 +18,9 @@ from .._core.registry import op
 from ..._quiet_fp import cast, silent
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _forward_only, formula_sum, fw_operand, zero_operand
+from ...autograd.forward_ad import _forward_only, _tangent_of, formula_sum, fw_operand, zero_operand
 from ..shape.conversions import contiguous
-from ..shape.shape import expand, reshape, squeeze, squeeze_, t, unsafe_view, unsqueeze
+from ..shape.shape import expand, reshape, squeeze, squeeze_, t, unsafe_view, unsqueeze, view
 
 _PRODUCT = "function method out"
 
@@ -321,7 +321,7 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
                       shapes=(ad.shape, bd.shape), **_dual_operands(a, b))
     # no graph: one product of the arrays, which a CPU path folds as the steps below would (the flags decide it)
-    return _make(as_array(_np_matmul(ad, bd, _grad_flag(a), _grad_flag(b))))
+    return _make(as_array(_np_matmul(ad, bd, *_grad_flags(a, b))))
 
 
 def _steps(a: Tensor, b: Tensor) -> Tensor:
@@ -333,13 +333,14 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
     na, nb = a._data.ndim, b._data.ndim
     if na == 1 and nb == 2:  # a row: squeezed in place, as PyTorch's (the result's version is 1)
         return squeeze_(mm(unsqueeze(a, 0), b), 0)
-    grad_a, grad_b = _grad_flag(a), _grad_flag(b)
+    lifted = _lifted(a, b)
+    grad_a, grad_b = (False, False) if lifted else _grad_flags(a, b)
     if should_fold(a._data, b._data, grad_a, grad_b):
         transpose = nb > na  # b's batch folded: (b.mT rows) @ a.t() (or @ a), the product transposed back
         t1 = b.mT if transpose else a
         t2 = (t(a) if na == 2 else a) if transpose else b
         sizes = t1._data.shape
-        rows = reshape(t1, int(np.prod(sizes[:-1])), sizes[-1])  # a view, or a copy where b requires grad
+        rows = _reshape(t1, lifted, int(np.prod(sizes[:-1])), sizes[-1])  # a view, or a copy where b requires grad
         if t2._data.ndim == 1:
             return unsafe_view(mv(rows, t2), sizes[:-1])
         out = unsafe_view(mm(rows, t2), sizes[:-1] + t2._data.shape[1:])
@@ -354,11 +355,11 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     count = int(np.prod(batch))
     n, k, p = sa[-2] if na > 1 else 1, sa[-1], sb[-1] if nb > 1 else 1
-    a3 = reshape(expand(a, batch + (n, k)), count, n, k)
+    a3 = _reshape(expand(a, batch + (n, k)), lifted, count, n, k)
     if nb == 1:  # the vector as a batch of columns
-        out = squeeze(bmm(a3, unsqueeze(reshape(expand(b, batch + (k,)), count, k), 2)), -1)
+        out = squeeze(bmm(a3, unsqueeze(_reshape(expand(b, batch + (k,)), lifted, count, k), 2)), -1)
     else:
-        out = bmm(a3, reshape(expand(b, batch + (k, p)), count, k, p))
+        out = bmm(a3, _reshape(expand(b, batch + (k, p)), lifted, count, k, p))
     return unsafe_view(out, batch + sa[-2:-1] * (na > 1) + sb[-1:] * (nb > 1))
 
 
@@ -383,10 +384,31 @@ def should_fold(a: np.ndarray, b: np.ndarray, a_grad: bool, b_grad: bool) -> boo
     return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-def _grad_flag(x: Tensor) -> bool:
-    """PyTorch's ``requires_grad()`` of an operand: in a dual level, a tensor recorded for forward AD alone has
-    none."""
-    return x._requires_grad and not (_Active.fw and _State.fw_level is not None and _forward_only(x))
+def _grad_flags(a: Tensor, b: Tensor) -> tuple:
+    """PyTorch's ``requires_grad()`` of the operands: in a dual level, a tensor recorded for forward AD alone has
+    none, and functorch's wrappers (``_lifted``) have none."""
+    ga, gb = a._requires_grad, b._requires_grad
+    if not (ga or gb) or not (_Active.fw and _State.fw_level is not None):
+        return ga, gb
+    if _lifted(a, b):
+        return False, False
+    return ga and not _forward_only(a), gb and not _forward_only(b)
+
+
+def _lifted(a: Tensor, b: Tensor) -> bool:
+    """Inside ``torch.func.jvp``, where an operand carries the level's tangent, functorch has wrapped both operands:
+    neither wrapper requires grad, and PyTorch's reshape views a wrapper (it is "subclass-like")."""
+    return _Active.fw and _State.fw_jvp and (_tangent_of(a) is not None or _tangent_of(b) is not None)
+
+
+def _reshape(x: Tensor, lifted: bool, *shape) -> Tensor:
+    """``reshape``; of functorch's wrapper (``lifted``) a ``view`` where the strides allow one."""
+    if lifted:
+        try:
+            return view(x, *shape)
+        except RuntimeError:
+            pass
+    return reshape(x, *shape)
 
 
 def _dual_operands(a: Tensor, b: Tensor) -> dict:

@@ -22,7 +22,7 @@ from .._core.record import record
 from .._core.registry import op
 from .._core.util import strided
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _out_shape
+from ...autograd.forward_ad import _out_shape, _tangent_of
 
 
 class CloneBackward0(Node):
@@ -62,7 +62,13 @@ class ViewBackward0(Node):
         return (g.reshape(self.in_shape),)
 
     def jvp(self, t):
-        return t.reshape(_out_shape(self))
+        # PyTorch's formula (auto_linear): view(self_t), a ViewBackward0 (an expanded tangent's too), where the
+        # tangent's strides allow one; else its reshape
+        shape, x = _out_shape(self), t._data
+        out = x.reshape(shape)
+        if out.base is not None and (out.base is x or out.base is x.base):
+            return view(t, shape)
+        return t.reshape(shape)
 
 
 class UnsafeViewBackward0(ViewBackward0):
@@ -80,7 +86,8 @@ def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
 
 
 class ReshapeAliasBackward0(ViewBackward0):
-    pass
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
 
 
 def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
@@ -201,6 +208,8 @@ def reshape(input: Tensor, *shape) -> Tensor:
                 return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
             return _make(out)
     if _State.enabled and input._requires_grad:
+        if view_cls is ReshapeAliasBackward0 and _State.fw_jvp and _tangent_of(input) is not None:
+            view_cls = ViewBackward0  # functorch's wrapper is "subclass-like": PyTorch's reshape calls view on it
         return record(out, view_cls, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
 
@@ -252,7 +261,14 @@ class SqueezeBackward0(Node):
         return (g,)
 
     def jvp(self, t):
-        return t.reshape(_out_shape(self))
+        # PyTorch's formula (auto_linear): the same squeeze of the tangent, its node named as this one (an in-place
+        # squeeze_'s too)
+        if tuple(t.shape) != tuple(self.in_shape):
+            return t.reshape(_out_shape(self))
+        out = squeeze(t, self.dim_arg)
+        if out.grad_fn is not None:
+            out.grad_fn.__class__ = type(self)
+        return out
 
 
 class _UnsqueezeNode(SqueezeBackward0):
