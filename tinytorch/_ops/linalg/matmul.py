@@ -324,6 +324,12 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
     return _make(as_array(_np_matmul(ad, bd, *_grad_flags(a, b))))
 
 
+def records_steps(a: Tensor, b: Tensor) -> bool:
+    """Whether ``matmul(a, b)`` records PyTorch's steps (``_steps``: a graph of more than one node), as ``_matmul``
+    decides: a graph is recorded and the ranks are not mm's, mv's or dot's."""
+    return _State.enabled and (a._requires_grad or b._requires_grad) and (a._data.ndim, b._data.ndim) not in _NODES
+
+
 def _steps(a: Tensor, b: Tensor) -> Tensor:
     """matmul of a vector by a matrix, or with an operand of 3 or more dims, where autograd records: PyTorch's
     steps (ATen's ``_matmul_impl``), each the op it is, so that the graph is PyTorch's and each gradient that op's
@@ -334,16 +340,18 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
     if na == 1 and nb == 2:  # a row: squeezed in place, as PyTorch's (the result's version is 1)
         return squeeze_(mm(unsqueeze(a, 0), b), 0)
     lifted = _lifted(a, b)
-    grad_a, grad_b = (False, False) if lifted else _grad_flags(a, b)
-    if should_fold(a._data, b._data, grad_a, grad_b):
+    grad_a, grad_b = _grad_flags(a, b)
+    # (inside torch.func.jvp PyTorch folds nothing: its fold test sees functorch's wrappers, which require no grad,
+    # where the batch-of-one test below sees the operands' own flags)
+    if should_fold(a._data, b._data, grad_a and not lifted, grad_b and not lifted):
         transpose = nb > na  # b's batch folded: (b.mT rows) @ a.t() (or @ a), the product transposed back
         t1 = b.mT if transpose else a
         t2 = (t(a) if na == 2 else a) if transpose else b
         sizes = t1._data.shape
         rows = _reshape(t1, lifted, int(np.prod(sizes[:-1])), sizes[-1])  # a view, or a copy where b requires grad
         if t2._data.ndim == 1:
-            return unsafe_view(mv(rows, t2), sizes[:-1])
-        out = unsafe_view(mm(rows, t2), sizes[:-1] + t2._data.shape[1:])
+            return unsafe_view(mv(rows, t2), list(sizes[:-1]))
+        out = unsafe_view(mm(rows, t2), list(sizes[:-1] + t2._data.shape[1:]))
         return contiguous(out.mT) if transpose else out
     sa, sb = a._data.shape, b._data.shape
     if na == 3 and nb == 3 and sa[0] != sb[0]:
@@ -360,7 +368,7 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
         out = squeeze(bmm(a3, unsqueeze(_reshape(expand(b, batch + (k,)), lifted, count, k), 2)), -1)
     else:
         out = bmm(a3, _reshape(expand(b, batch + (k, p)), lifted, count, k, p))
-    return unsafe_view(out, batch + sa[-2:-1] * (na > 1) + sb[-1:] * (nb > 1))
+    return unsafe_view(out, list(batch + sa[-2:-1] * (na > 1) + sb[-1:] * (nb > 1)))
 
 
 def should_fold(a: np.ndarray, b: np.ndarray, a_grad: bool, b_grad: bool) -> bool:
@@ -386,18 +394,17 @@ def should_fold(a: np.ndarray, b: np.ndarray, a_grad: bool, b_grad: bool) -> boo
 
 def _grad_flags(a: Tensor, b: Tensor) -> tuple:
     """PyTorch's ``requires_grad()`` of the operands: in a dual level, a tensor recorded for forward AD alone has
-    none, and functorch's wrappers (``_lifted``) have none."""
+    none."""
     ga, gb = a._requires_grad, b._requires_grad
     if not (ga or gb) or not (_Active.fw and _State.fw_level is not None):
         return ga, gb
-    if _lifted(a, b):
-        return False, False
     return ga and not _forward_only(a), gb and not _forward_only(b)
 
 
 def _lifted(a: Tensor, b: Tensor) -> bool:
     """Inside ``torch.func.jvp``, where an operand carries the level's tangent, functorch has wrapped both operands:
-    neither wrapper requires grad, and PyTorch's reshape views a wrapper (it is "subclass-like")."""
+    PyTorch's fold test sees wrappers that require no grad, and its reshape views a wrapper (it is
+    "subclass-like")."""
     return _Active.fw and _State.fw_jvp and (_tangent_of(a) is not None or _tangent_of(b) is not None)
 
 

@@ -19,7 +19,7 @@ from ...tensor import Tensor, _make, _new, _view_of, _wrap_dim, register_attribu
 from . import _batching as rules
 from . import views as _views
 from .._core.record import record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import strided
 from ...autograd.node import sum_to
 from ...autograd.forward_ad import _out_shape, _tangent_of
@@ -77,12 +77,13 @@ class UnsafeViewBackward0(ViewBackward0):
         return unsafe_view(t, _out_shape(self))
 
 
-def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+@aten_only("_unsafe_view", recorded=True)
+def unsafe_view(input: Tensor, size) -> Tensor:
     """PyTorch's ``_unsafe_view``: ``input`` (a fresh result no one else holds) reshaped without becoming a view
     of it, so its history is this node and nothing tracks it as an alias (``reshape``'s copy, ``matmul``'s
-    result)."""
+    result); a graph capture records it as its ATen node."""
     x = input._data
-    return record(x.reshape(shape), UnsafeViewBackward0, (input,), in_shape=x.shape)
+    return record(x.reshape(tuple(size)), UnsafeViewBackward0, (input,), in_shape=x.shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
