@@ -276,6 +276,9 @@ class _UnsqueezeNode(SqueezeBackward0):
     def backward(self, g):
         return (g.squeeze(self.dim_arg),)  # PyTorch's grad.squeeze(dim)
 
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
+
 
 # 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)
 _DIM = ("dim", lambda n: u64(n.__dict__.get("dim_arg")))  # the dim (or dims) as given
