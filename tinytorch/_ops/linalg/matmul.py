@@ -3,6 +3,8 @@
 arrays are ``_np_matmul``; PyTorch's CPU paths for it are in ``tinytorch/_cpu/products.py``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._dtype import F8_NP as _F8_NP, FROM_NP, LOWP_NP, NARROW_NP, cpp_name, to_np
@@ -202,7 +204,7 @@ def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_re
         t1 = np.swapaxes(b, -1, -2) if transpose else a
         t2 = (a.T if na == 2 else a) if transpose else b
         sizes = t1.shape
-        out = _np_product(t1.reshape(int(np.prod(sizes[:-1])), sizes[-1]), t2).reshape(sizes[:-1] + t2.shape[1:])
+        out = _np_product(t1.reshape(math.prod(sizes[:-1]), sizes[-1]), t2).reshape(sizes[:-1] + t2.shape[1:])
         return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if transpose and t2.ndim == 2 else out
     if na == 3 and nb == 3:  # batches of one and of more
         if a.shape[0] == 1 and a_requires_grad:
@@ -211,7 +213,7 @@ def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_re
             return _np_matmul(a, b[0], a_requires_grad, b_requires_grad)
     sa, sb = a.shape, b.shape
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
-    count = int(np.prod(batch))
+    count = math.prod(batch)
     n, k, p = sa[-2] if na > 1 else 1, sa[-1], sb[-1] if nb > 1 else 1
     b3 = np.broadcast_to(b, batch + (k, p)[:nb]).reshape(count, k, p)
     out = _np_product(np.broadcast_to(a, batch + (n, k)).reshape(count, n, k), b3)
@@ -348,7 +350,7 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
         t1 = b.mT if transpose else a
         t2 = (t(a) if na == 2 else a) if transpose else b
         sizes = t1._data.shape
-        rows = _reshape(t1, lifted, int(np.prod(sizes[:-1])), sizes[-1])  # a view, or a copy where b requires grad
+        rows = _reshape(t1, lifted, math.prod(sizes[:-1]), sizes[-1])  # a view, or a copy where b requires grad
         if t2._data.ndim == 1:
             return unsafe_view(mv(rows, t2), list(sizes[:-1]))
         out = unsafe_view(mm(rows, t2), list(sizes[:-1] + t2._data.shape[1:]))
@@ -361,7 +363,7 @@ def _steps(a: Tensor, b: Tensor) -> Tensor:
         if sb[0] == 1 and grad_b:
             return _steps(a, squeeze(b, 0))
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
-    count = int(np.prod(batch))
+    count = math.prod(batch)
     n, k, p = sa[-2] if na > 1 else 1, sa[-1], sb[-1] if nb > 1 else 1
     a3 = _reshape(expand(a, batch + (n, k)), lifted, count, n, k)
     if nb == 1:  # the vector as a batch of columns
