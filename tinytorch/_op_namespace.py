@@ -611,11 +611,6 @@ def _log_softmax(self, dim, half_to_float):
     return self.log_softmax(dim)
 
 
-@_aten_only("_unsafe_view")
-def _unsafe_view(self, size):
-    return self.view(size)
-
-
 _PUBLIC: dict = {}  # (namespace, name) -> the public function: a namespace's table is built at each call
 
 

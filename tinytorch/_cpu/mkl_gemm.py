@@ -13,9 +13,9 @@ What "the way ATen calls it" means, per op (ATen's ``LinearAlgebra.cpp`` and ``C
 - ``bmm`` / ``baddbmm``: below 400 multiply-adds per matrix a plain loop (a sum in order over the inner
   dimension, one rounding per multiply and per add); batches of contiguous or transposed matrices one
   ``cblas_?gemm_batch`` call; anything else one addmm per matrix.
-- ``matmul``: ATen's folding: 1-d cases to ``dot`` / ``mv`` / ``mm``, a >= 3-d operand against a matrix folded
-  into rows for one ``mm`` (when the fold is a view, or the smaller operand requires grad), else both
-  broadcast and flattened into one ``bmm``.
+- ``matmul``: its steps (ATen's folds: a >= 3-d operand against a matrix folded into rows for one ``mm`` when
+  the fold is a view or the smaller operand requires grad, else both broadcast and flattened into one ``bmm``)
+  are the op's own (``matmul._np_matmul``); each of its products is one ``dot`` / ``mv`` / ``mm`` / ``bmm`` here.
 
 MKL runs on GNU OpenMP (its GNU threading layer), as in PyTorch's wheel: Intel's OpenMP runtime splits some
 GEMMs across threads with other floats. Its thread count follows ``tinytorch.set_num_threads``. Nothing here
@@ -33,7 +33,7 @@ import numpy as np
 from .._quiet_fp import loud, quiet, silent
 from .._ops._kernels import compiled as _compiled, parallel
 
-__all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "matmul"]
+__all__ = ["gemms", "describe", "set_threads", "mm", "addmm", "bmm", "baddbmm", "product"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 FLOATS = frozenset((_F32, _F64))  # the dtypes MKL computes here (complex, half and the rest stay numpy's)
@@ -535,67 +535,14 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array(fn(a.shape[0], _arg(a), sa[0], _arg(b), sb[0]), a.dtype)
 
 
-def _should_fold(a: np.ndarray, b: np.ndarray, b_requires_grad: bool, a_requires_grad: bool) -> bool:
-    """ATen's ``should_fold``: the >= 3-d operand folded into the rows of one mm (or mv)."""
-    larger_first = a.ndim >= b.ndim
-    t1 = a if larger_first else np.swapaxes(b, -1, -2)
-    dim2 = b.ndim if larger_first else a.ndim
-    if not (t1.ndim >= 3 and dim2 <= 2):
-        return False
-    if b_requires_grad if larger_first else a_requires_grad:
-        return True
-    if a.ndim == 2:
-        return False
-    if t1.size == 0:
-        return True
-    st = _strides(t1)
-    if st is None:
-        return False
-    return all(st[i] == st[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
-
-
-def matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_requires_grad: bool = False):
-    """``torch.matmul``'s products (ATen's ``_matmul_impl`` without ``out=``) for float32/float64 operands of
-    one dtype whose shapes the caller has checked; the requires-grad flags decide some folds, as in ATen."""
-    if a.ndim == 1 and b.ndim == 1:
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One product of ``torch.matmul``'s steps (``matmul._np_matmul`` folds the rest, as ATen's ``_matmul_impl``)
+    for float32/float64 operands of one dtype whose shapes the caller has checked: dot, mv, mm or bmm."""
+    if a.ndim == 1:
         return dot(a, b)
-    if a.ndim == 2 and b.ndim == 1:
-        return mv(a, b)
-    if a.ndim == 1 and b.ndim == 2:
-        return mm(a.reshape(1, -1), b).reshape(-1)
-    if a.ndim == 2 and b.ndim == 2:
-        return mm(a, b)
-    if _should_fold(a, b, b_requires_grad, a_requires_grad):
-        transpose = b.ndim > a.ndim
-        t1 = np.swapaxes(b, -1, -2) if transpose else a
-        t2 = (a.T if a.ndim == 2 else a) if transpose else b
-        shape = t1.shape[:-1]
-        folded = t1.reshape(-1, t1.shape[-1]) if t1.shape[-1] else t1.reshape(int(np.prod(shape)), 0)
-        if t2.ndim == 2:
-            out = mm(folded, t2).reshape(shape + (t2.shape[1],))
-            return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if transpose else out
-        return mv(folded, t2).reshape(shape)
-    n = a.shape[-2] if a.ndim > 1 else 1
-    m1 = a.shape[-1]
-    batch_a = a.shape[:-2] if a.ndim > 2 else ()
-    m2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
-    p = b.shape[-1] if b.ndim > 1 else 1
-    batch_b = b.shape[:-2] if b.ndim > 2 else ()
-    if a.ndim == 3 and b.ndim == 3 and batch_a[0] != batch_b[0]:
-        if batch_a[0] == 1 and a_requires_grad:
-            return matmul(a[0], b, a_requires_grad, b_requires_grad)
-        if batch_b[0] == 1 and b_requires_grad:
-            return matmul(a, b[0], a_requires_grad, b_requires_grad)
-    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
-    count = int(np.prod(batch))
-    a3 = np.broadcast_to(a, batch + (n, m1)).reshape(count, n, m1)
     if b.ndim == 1:
-        b3 = np.broadcast_to(b, batch + (m2,)).reshape(count, m2, 1)
-    else:
-        b3 = np.broadcast_to(b, batch + (m2, p)).reshape(count, m2, p)
-    out = bmm(a3, b3)
-    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
-    return out.reshape(shape)
+        return mv(a, b)
+    return mm(a, b) if a.ndim == 2 else bmm(a, b)
 
 
 _MODULE = sys.modules[__name__]

@@ -36,19 +36,20 @@ _LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 _BLAS_OUTER_FROM = 65536  # elements: below, the ctypes call and the fill cost more than numpy's loop
 _MKL = "MKL's GEMMs as ATen calls them where the [mkl] extra is installed (float32/float64 of one dtype)"
 
-_np_matmul_ref = paths.reference_kernel(matmul_ops, "_np_matmul")
+_np_product_ref = paths.reference_kernel(matmul_ops, "_np_product")
 
 
-@paths.kernel(matmul_ops, "_np_matmul", ulps=None,
+@paths.kernel(matmul_ops, "_np_product", ulps=None,
               when=f"{_MKL}; else an inner dimension of 1 as an outer product (from 65536 2-d elements the "
                    "compiled kernel where numba is on, else the BLAS's ?ger), and OpenBLAS's GEMM through "
                    "parallel.matmul", why="PyTorch's bits and speed")
-def np_matmul(a, b, a_requires_grad=False, b_requires_grad=False):
+def np_product(a, b):
     mkl = None if mkl_gemm.missing else mkl_gemm.gemms()
-    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype:
-        return mkl.matmul(a, b, a_requires_grad, b_requires_grad)
+    if mkl is not None and a.dtype in mkl.FLOATS and b.dtype == a.dtype and type(a) is np.ndarray \
+            and type(b) is np.ndarray:
+        return mkl.product(a, b)
     if a.dtype in _LOWP_OR_NARROW:
-        return _np_matmul_ref(a, b)  # (its float32 product comes back here)
+        return _np_product_ref(a, b)  # (its float32 product comes back here)
     if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
         if a.ndim == 2 and b.ndim == 2 and a.shape[0] * b.shape[1] >= _BLAS_OUTER_FROM and type(a) is np.ndarray \
                 and type(b) is np.ndarray:  # (a meta array's product: numpy's multiply gives its shape)

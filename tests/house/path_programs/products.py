@@ -78,7 +78,7 @@ def _crosses(rng, dtype, shape):
 
 
 PROGRAMS = {
-    "matmul._np_matmul": [_matmuls, _linears],
+    "matmul._np_product": [_matmuls, _linears],
     "linear._addmm": [_linears],
     "AddmmBackward0": [_linears, _linear_rows],
     "F.linear": [_linear_rows],

@@ -3,6 +3,8 @@
 arrays are ``_np_matmul``; PyTorch's CPU paths for it are in ``tinytorch/_cpu/products.py``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._dtype import F8_NP as _F8_NP, FROM_NP, LOWP_NP, NARROW_NP, cpp_name, to_np
@@ -10,7 +12,7 @@ from ... import _dtype_casts
 from ..._quiet_fp import loud, quiet
 from .._core import narrow_dtypes
 from ...autograd.grad_mode import _Active, _State
-from ...autograd.node import AccumulateGrad, Node, elem_strides, u64
+from ...autograd.node import Node, elem_strides
 from ...tensor import Tensor, _make
 from .._core.batching import at, level_of, phys_of
 from .._core.record import record
@@ -18,7 +20,9 @@ from .._core.registry import op
 from ..._quiet_fp import cast, silent
 from .._core.util import as_array, broadcast_shapes, holomorphic_backward
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import formula_sum, fw_operand, zero_operand
+from ...autograd.forward_ad import _forward_only, _tangent_of, formula_sum, fw_operand, zero_operand
+from ..shape.conversions import contiguous
+from ..shape.shape import expand, reshape, squeeze, squeeze_, t, unsafe_view, unsqueeze, view
 
 _PRODUCT = "function method out"
 
@@ -135,7 +139,7 @@ class MmBackward0(Node):
 
 
 class _GeneralMatmul(Node):
-    """Any other matmul: 1-d operands are lifted to matrices, batch dims broadcast."""
+    """dot's and mv's node: the 1-d operands lifted to matrices."""
 
     @holomorphic_backward
     def backward(self, g):
@@ -154,72 +158,13 @@ class _GeneralMatmul(Node):
         if self.need_b:
             a2 = a.unsqueeze(0) if len(sa) == 1 else a
             gb = sum_to(a2.mT.matmul(g2), sb + (1,) if len(sb) == 1 else sb).reshape(sb)
-        lay_a, lay_b = _grad_layouts(self.geoms, self.need_a)
-        return _laid_out(ga, lay_a), _laid_out(gb, lay_b)
-
-    # the products of the tangents as mm's formula takes them. (PyTorch's matmul has no formula: its steps (views,
-    # mm or bmm, the view back) each record theirs, so its tangent's graph ends with the last step's node over an
-    # AddBackward0 of two products; tinytorch's matmul is one node, and so is each of its tangent's products.)
-    jvp = _product_rule(lambda x, y: x.matmul(y))
-
-
-def _grad_layouts(geoms, a_grad: bool) -> tuple:
-    """How PyTorch's matmul lays out each operand's gradient where it folds the product into one mm (or mv):
-    "T" each matrix column-major (a transpose of a C-ordered array), "C" C order, None as the formula gives it
-    (C order). ``geoms``: each operand's (shape, strides, itemsize). A 2-d operand of the mm keeps its own
-    layout (``mm_mat1_backward``/``mm_mat2_backward``: a column-major one gets the transposed product); the
-    folded operand's gradient is laid out as its folded rows were: C order, or, for a batch folded transposed
-    (``b.mT`` for a 2-d or 1-d ``a``), the transpose of its rows."""
-    (sa, ta, ia), (sb, tb, ib) = geoms
-    na, nb = len(sa), len(sb)
-    if na == 3 == nb and sa[0] != sb[0] and 1 in (sa[0], sb[0]):  # a batch of one squeezed away, then folded
-        if sb[0] == 1:
-            return None, ("T1" if _column_major(sb[1:], tb[1:], ib) else "C1")
-        if not a_grad:
-            return None, None
-        lay_a, lay_b = _grad_layouts(((sa[1:], ta[1:], ia), (sb, tb, ib)), a_grad)
-        return lay_a + "1", lay_b
-    if nb == 2 and na != 2:  # a's rows times the matrix b (always folded where b needs a gradient)
-        return None, ("T" if _column_major(sb, tb, ib) else "C")
-    if na <= 2 and nb >= 3 and (a_grad or na == 1 and _rows_view(sb, tb, ib, transposed=True) is not None):
-        # b's matrices transposed and folded into rows: (b.mT rows) @ a.t() (a.t() mv for a 1-d a)
-        rows = _rows_view(sb, tb, ib, transposed=True)
-        lay_b = "C" if rows is not None and _column_major(*rows) else "T"
-        lay_a = None if na == 1 else ("C" if elem_strides(sa, ta, ia) == (sa[1], 1) else "T")
-        return lay_a, lay_b
-    return None, None
-
-
-def _rows_view(shape, strides, itemsize, transposed=False):
-    """The (shape, strides, itemsize) of the array's rows, ``reshape(-1, shape[-1])`` (of its ``mT`` if
-    ``transposed``), where that reshape is a view; None where it copies."""
-    st = list(elem_strides(shape, strides, itemsize))
-    shape = list(shape)
-    if transposed:
-        shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
-    keep = [(n, s) for n, s in zip(shape[:-1], st[:-1]) if n != 1]
-    if any(s != s2 * n2 for (n, s), (n2, s2) in zip(keep, keep[1:])):
-        return None
-    rows = int(np.prod(shape[:-1]))
-    inner = keep[-1][1] if keep else shape[-1] * st[-1]
-    return (rows, shape[-1]), (inner * itemsize, st[-1] * itemsize), itemsize
-
-
-def _laid_out(t, layout):
-    """``t`` with its values in the layout ``_grad_layouts`` names ("T": each matrix column-major; "T1", "C1": a
-    batch of one unsqueezed in front of the matrix so laid out)."""
-    if t is None or layout is None:
-        return t
-    if layout.endswith("1"):
-        return _laid_out(t.squeeze(0), layout[0]).unsqueeze(0)
-    return t.mT.contiguous().mT if layout == "T" else t.contiguous()
+        return ga, gb
 
 
 def _named(name, fields, **attrs):
     return type(name, (_GeneralMatmul,), {"saved_fields": fields, **attrs})
 
 
-# PyTorch's saved values of the node its matmul ends with (the collapsed steps before it are not nodes here)
 DotBackward0 = _named("DotBackward0", (("tensor", 1), ("self", 0)), jvp=_product_rule(lambda x, y: x.dot(y), True))
 MvBackward0 = _named("MvBackward0", (("vec", 1), ("self", 0)), jvp=_product_rule(lambda x, y: x.mv(y)))
 
@@ -238,51 +183,53 @@ class BmmBackward0(_GeneralMatmul):
         return ga, gb
 
 
-UnsafeViewBackward0 = _named("UnsafeViewBackward0", (("self_sym_sizes", lambda n: _folded_shape(n)),))
-SqueezeBackward4 = _named("SqueezeBackward4", (("dim", lambda n: 0),
-                                                ("self_sym_sizes", lambda n: (1,) + tuple(n.shapes[1][1:]))))
-CloneBackward0 = _named("CloneBackward0", ())
-TransposeBackward0 = _named("TransposeBackward0", (("dim0", lambda n: u64(-2)), ("dim1", lambda n: u64(-1))))
-
-
-def _folded_shape(node) -> tuple:
-    """The product's shape before PyTorch's matmul views it as the result (its batch dims folded)."""
-    sa, sb = node.shapes
-    if len(sb) <= 2:  # a folded into rows
-        rows = int(np.prod(sa[:-1]))
-        return (rows, sb[-1]) if len(sb) == 2 else (rows,)
-    return tuple(np.broadcast_shapes(sa[:-2], sb[:-2])) + (sa[-2] if len(sa) > 1 else 1, sb[-1])
-
-
-def _node_cls(a: Tensor, b: Tensor):
-    """The node PyTorch's matmul ends with: its last step depends on the ranks and on who requires grad."""
-    sa, sb = a._data.shape, b._data.shape
-    if len(sa) <= 2 and len(sb) <= 2:
-        return {(1, 1): DotBackward0, (2, 1): MvBackward0, (1, 2): SqueezeBackward4,
-                (2, 2): MmBackward0}[len(sa), len(sb)]
-    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0] and sa[0] == 1 and a._requires_grad:
-        sa = sa[1:]  # PyTorch squeezes a batch of one that requires grad, then folds
-    if len(sa) == 2 and len(sb) >= 3 and a._requires_grad:
-        # folded as (b.mT @ a.t()).mT.contiguous(): a copy unless the transpose already is contiguous
-        if sa[0] <= 1 or sb[-1] <= 1 or int(np.prod(sb[:-2])) == 0:
-            return TransposeBackward0
-        return CloneBackward0
-    return UnsafeViewBackward0
+_NODES = {(1, 1): DotBackward0, (2, 1): MvBackward0, (2, 2): MmBackward0}  # mm, mv and dot by the operands' ranks
 
 
 _LOWP_OR_NARROW = LOWP_NP | NARROW_NP
 
 
-@silent  # inf and NaN compute silently, as PyTorch's products do
 def _np_matmul(a: np.ndarray, b: np.ndarray, a_requires_grad: bool = False, b_requires_grad: bool = False):
-    """np.matmul on the arrays of a product, as PyTorch's CPU GEMMs compute it for each dtype: half and
+    """matmul's product of arrays where it records no graph: its steps as ``_steps`` takes them (which operand
+    requires grad decides some folds), each product one ``_np_product``, so that a product has the floats it has
+    with a graph (a GEMM rounds each shape of product its own way)."""
+    na, nb = a.ndim, b.ndim
+    if (na <= 2 and nb <= 2 and not (na == 1 and nb == 2)) or (na == 3 == nb and a.shape[0] == b.shape[0]) \
+            or type(a) is not np.ndarray or type(b) is not np.ndarray:  # (a meta array's product: its shape)
+        return _np_product(a, b)
+    if na == 1 and nb == 2:  # a row
+        return _np_product(a.reshape(1, -1), b).reshape(-1)
+    if should_fold(a, b, a_requires_grad, b_requires_grad):
+        transpose = nb > na
+        t1 = np.swapaxes(b, -1, -2) if transpose else a
+        t2 = (a.T if na == 2 else a) if transpose else b
+        sizes = t1.shape
+        out = _np_product(t1.reshape(math.prod(sizes[:-1]), sizes[-1]), t2).reshape(sizes[:-1] + t2.shape[1:])
+        return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if transpose and t2.ndim == 2 else out
+    if na == 3 and nb == 3:  # batches of one and of more
+        if a.shape[0] == 1 and a_requires_grad:
+            return _np_matmul(a[0], b, a_requires_grad, b_requires_grad)
+        if b.shape[0] == 1 and b_requires_grad:
+            return _np_matmul(a, b[0], a_requires_grad, b_requires_grad)
+    sa, sb = a.shape, b.shape
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    count = math.prod(batch)
+    n, k, p = sa[-2] if na > 1 else 1, sa[-1], sb[-1] if nb > 1 else 1
+    b3 = np.broadcast_to(b, batch + (k, p)[:nb]).reshape(count, k, p)
+    out = _np_product(np.broadcast_to(a, batch + (n, k)).reshape(count, n, k), b3)
+    return out.reshape(batch + sa[-2:-1] * (na > 1) + sb[-1:] * (nb > 1))
+
+
+@silent  # inf and NaN compute silently, as PyTorch's products do
+def _np_product(a: np.ndarray, b: np.ndarray):
+    """One product of matmul's steps (two matrices, a matrix and a vector, two vectors, two batches of matrices of
+    one length; ``_np_matmul`` folds the rest): np.matmul as PyTorch's CPU GEMMs compute it for each dtype: half and
     bfloat16 multiply and accumulate in float32 and round once; float8 likewise (complex32 and e8m0 refuse).
-    Which operand requires grad decides how PyTorch folds batched operands into one GEMM (its floats, not
-    its values: a CPU path that calls PyTorch's own BLAS follows it; ``tinytorch/_cpu/products.py``)."""
+    PyTorch's own BLAS calls are a CPU path (``tinytorch/_cpu/products.py``)."""
     if a.dtype in _LOWP_OR_NARROW:
         if a.dtype in NARROW_NP:
-            return narrow_dtypes.matmul(a, b, _np_matmul)
-        return cast(_np_matmul(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
+            return narrow_dtypes.matmul(a, b, _np_product)
+        return cast(_np_product(a.astype(np.float32), b.astype(np.float32)), a.dtype)  # inf past the range
     return np.matmul(a, b)
 
 
@@ -346,6 +293,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
+    """matmul, mm, mv, dot (``cls`` None: the node by the operands' ranks) and bmm (``cls``): the checks, then one
+    product recorded as one node, or PyTorch's steps where matmul records a graph of more (``_steps``)."""
     if not isinstance(b, Tensor) or not isinstance(a, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
     ad, bd = a._data, b._data
@@ -358,47 +307,123 @@ def _matmul(a: Tensor, b: Tensor, cls) -> Tensor:
         raise _shape_error(ad, bd)
     if ad.ndim > 2 or bd.ndim > 2:
         broadcast_shapes(ad.shape[:-2], bd.shape[:-2])  # PyTorch's text for clashing batch dims
-    out = as_array(_np_matmul(ad, bd, a._requires_grad, b._requires_grad))
     if _State.enabled and (a._requires_grad or b._requires_grad):
         if cls is None:
-            cls = _node_cls(a, b)
+            cls = _NODES.get((ad.ndim, bd.ndim))
+            if cls is None:
+                return _steps(a, b)
+        out = as_array(_np_matmul(ad, bd, a._requires_grad, b._requires_grad))
         # as PyTorch: an operand is saved only for the other's gradient, so modifying it in place
         # afterwards is no error when the other needs none
-        saved_b = b if a._requires_grad else None
-        folds_b = bd.ndim >= 3 and (ad.ndim <= 2 or (ad.ndim == 3 and ad.shape[0] == 1 != bd.shape[0]))
-        if saved_b is not None and folds_b:
-            # PyTorch folds b into a matrix here, saving a copy; b's edge is held until the node holds it
-            # (the copy refers to a leaf's accumulator weakly, and nothing else may refer to it yet)
-            edge_b = b._edge()
-            saved_b = _copy_keeping_history(b, edge_b)
-        saved = (a if b._requires_grad else None, saved_b)
+        saved = (a if b._requires_grad else None, b if a._requires_grad else None)
         if cls is MmBackward0:  # its saved strides: PyTorch keeps each operand's for its own gradient (read lazily)
             return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
                           shapes=(ad.shape, bd.shape), **_dual_operands(a, b),
                           strides=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
         return record(out, cls, (a, b), saved, need_a=a._requires_grad, need_b=b._requires_grad,
-                      shapes=(ad.shape, bd.shape), **_dual_operands(a, b),
-                      geoms=((ad.shape, ad.strides, ad.itemsize), (bd.shape, bd.strides, bd.itemsize)))
-    return _make(out)
+                      shapes=(ad.shape, bd.shape), **_dual_operands(a, b))
+    # no graph: one product of the arrays, which a CPU path folds as the steps below would (the flags decide it)
+    return _make(as_array(_np_matmul(ad, bd, *_grad_flags(a, b))))
+
+
+def records_steps(a: Tensor, b: Tensor) -> bool:
+    """Whether ``matmul(a, b)`` records PyTorch's steps (``_steps``: a graph of more than one node), as ``_matmul``
+    decides: a graph is recorded and the ranks are not mm's, mv's or dot's."""
+    return _State.enabled and (a._requires_grad or b._requires_grad) and (a._data.ndim, b._data.ndim) not in _NODES
+
+
+def _steps(a: Tensor, b: Tensor) -> Tensor:
+    """matmul of a vector by a matrix, or with an operand of 3 or more dims, where autograd records: PyTorch's
+    steps (ATen's ``_matmul_impl``), each the op it is, so that the graph is PyTorch's and each gradient that op's
+    formula. The larger operand's batch folded into rows for one ``mm`` (``mv``) where ``should_fold`` says so,
+    else both operands broadcast to one batch and flattened for one ``bmm``; the product viewed back
+    (``_unsafe_view``)."""
+    na, nb = a._data.ndim, b._data.ndim
+    if na == 1 and nb == 2:  # a row: squeezed in place, as PyTorch's (the result's version is 1)
+        return squeeze_(mm(unsqueeze(a, 0), b), 0)
+    lifted = _lifted(a, b)
+    grad_a, grad_b = _grad_flags(a, b)
+    # (inside torch.func.jvp PyTorch folds nothing: its fold test sees functorch's wrappers, which require no grad,
+    # where the batch-of-one test below sees the operands' own flags)
+    if should_fold(a._data, b._data, grad_a and not lifted, grad_b and not lifted):
+        transpose = nb > na  # b's batch folded: (b.mT rows) @ a.t() (or @ a), the product transposed back
+        t1 = b.mT if transpose else a
+        t2 = (t(a) if na == 2 else a) if transpose else b
+        sizes = t1._data.shape
+        rows = _reshape(t1, lifted, math.prod(sizes[:-1]), sizes[-1])  # a view, or a copy where b requires grad
+        if t2._data.ndim == 1:
+            return unsafe_view(mv(rows, t2), list(sizes[:-1]))
+        out = unsafe_view(mm(rows, t2), list(sizes[:-1] + t2._data.shape[1:]))
+        return contiguous(out.mT) if transpose else out
+    sa, sb = a._data.shape, b._data.shape
+    if na == 3 and nb == 3 and sa[0] != sb[0]:
+        # a batch of one that requires grad is dropped, so that the fold above takes the product
+        if sa[0] == 1 and grad_a:
+            return _steps(squeeze(a, 0), b)
+        if sb[0] == 1 and grad_b:
+            return _steps(a, squeeze(b, 0))
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    count = math.prod(batch)
+    n, k, p = sa[-2] if na > 1 else 1, sa[-1], sb[-1] if nb > 1 else 1
+    a3 = _reshape(expand(a, batch + (n, k)), lifted, count, n, k)
+    if nb == 1:  # the vector as a batch of columns
+        out = squeeze(bmm(a3, unsqueeze(_reshape(expand(b, batch + (k,)), lifted, count, k), 2)), -1)
+    else:
+        out = bmm(a3, _reshape(expand(b, batch + (k, p)), lifted, count, k, p))
+    return unsafe_view(out, list(batch + sa[-2:-1] * (na > 1) + sb[-1:] * (nb > 1)))
+
+
+def should_fold(a: np.ndarray, b: np.ndarray, a_grad: bool, b_grad: bool) -> bool:
+    """ATen's ``should_fold``: does matmul fold the batch of its operand of 3 or more dims into the rows of one mm
+    (mv) against the other, a matrix or vector? Always where that other operand requires grad (``a_grad``,
+    ``b_grad``: its gradient is then one product, not a batch of them summed; the rows may be a copy), else where
+    the rows are a view and the result needs no copy back (not a matrix ``a``, whose product comes transposed)."""
+    larger_first = a.ndim >= b.ndim
+    big, small = (a, b) if larger_first else (b, a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if b_grad if larger_first else a_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    shape, st = big.shape, elem_strides(big.shape, big.strides, big.itemsize)
+    if not larger_first:  # the rows of b.mT
+        shape, st = shape[:-2] + shape[:-3:-1], st[:-2] + st[:-3:-1]
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _grad_flags(a: Tensor, b: Tensor) -> tuple:
+    """PyTorch's ``requires_grad()`` of the operands: in a dual level, a tensor recorded for forward AD alone has
+    none."""
+    ga, gb = a._requires_grad, b._requires_grad
+    if not (ga or gb) or not (_Active.fw and _State.fw_level is not None):
+        return ga, gb
+    return ga and not _forward_only(a), gb and not _forward_only(b)
+
+
+def _lifted(a: Tensor, b: Tensor) -> bool:
+    """Inside ``torch.func.jvp``, where an operand carries the level's tangent, functorch has wrapped both operands:
+    PyTorch's fold test sees wrappers that require no grad, and its reshape views a wrapper (it is
+    "subclass-like")."""
+    return _Active.fw and _State.fw_jvp and (_tangent_of(a) is not None or _tangent_of(b) is not None)
+
+
+def _reshape(x: Tensor, lifted: bool, *shape) -> Tensor:
+    """``reshape``; of functorch's wrapper (``lifted``) a ``view`` where the strides allow one."""
+    if lifted:
+        try:
+            return view(x, *shape)
+        except RuntimeError:
+            pass
+    return reshape(x, *shape)
 
 
 def _dual_operands(a: Tensor, b: Tensor) -> dict:
     """In a dual level the node keeps both operands (``fw_inputs``): its forward formula reads both primals
     (``product_jvp``), where its backward keeps each only for the other's gradient."""
     return {"fw_inputs": (a, b)} if _Active.fw and _State.fw_level is not None else {}
-
-
-def _copy_keeping_history(t: Tensor, edge: tuple) -> Tensor:
-    """A copy of ``t``'s values that leads to ``t``'s graph edge ``edge``."""
-    import weakref
-    c = _make(t._data.copy())
-    node, nr = edge
-    if type(node) is AccumulateGrad:
-        c._requires_grad = True
-        c._accumulator = weakref.ref(node)
-    elif node is not None:
-        c.grad_fn, c._output_nr, c._requires_grad = node, nr, True
-    return c
 
 
 def _mm_check(na: int, nb: int) -> None:

@@ -19,10 +19,10 @@ from ...tensor import Tensor, _make, _new, _view_of, _wrap_dim, register_attribu
 from . import _batching as rules
 from . import views as _views
 from .._core.record import record
-from .._core.registry import op
+from .._core.registry import aten_only, op
 from .._core.util import strided
 from ...autograd.node import sum_to
-from ...autograd.forward_ad import _out_shape
+from ...autograd.forward_ad import _out_shape, _tangent_of
 
 
 class CloneBackward0(Node):
@@ -62,18 +62,33 @@ class ViewBackward0(Node):
         return (g.reshape(self.in_shape),)
 
     def jvp(self, t):
-        return t.reshape(_out_shape(self))
+        # PyTorch's formula (auto_linear): view(self_t), a ViewBackward0 (an expanded tangent's too), where the
+        # tangent's strides allow one; else its reshape
+        shape, x = _out_shape(self), t._data
+        out = x.reshape(shape)
+        if out.base is not None and (out.base is x or out.base is x.base):
+            return view(t, shape)
+        return t.reshape(shape)
 
 
 class UnsafeViewBackward0(ViewBackward0):
     def jvp(self, t):
         # PyTorch's formula (auto_linear): _unsafe_view(self_t), recorded as this node where the tangent has history
-        shape = _out_shape(self)
-        return record(t._data.reshape(shape), UnsafeViewBackward0, (t,), in_shape=t._data.shape)
+        return unsafe_view(t, _out_shape(self))
+
+
+@aten_only("_unsafe_view", recorded=True)
+def unsafe_view(input: Tensor, size) -> Tensor:
+    """PyTorch's ``_unsafe_view``: ``input`` (a fresh result no one else holds) reshaped without becoming a view
+    of it, so its history is this node and nothing tracks it as an alias (``reshape``'s copy, ``matmul``'s
+    result); a graph capture records it as its ATen node."""
+    x = input._data
+    return record(x.reshape(tuple(size)), UnsafeViewBackward0, (input,), in_shape=x.shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
-    pass
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
 
 
 def _infer_shape(shape: tuple, numel: int, in_shape) -> tuple:
@@ -194,6 +209,8 @@ def reshape(input: Tensor, *shape) -> Tensor:
                 return record(out, UnsafeViewBackward0, (copied,), in_shape=x.shape)
             return _make(out)
     if _State.enabled and input._requires_grad:
+        if view_cls is ReshapeAliasBackward0 and _State.fw_jvp and _tangent_of(input) is not None:
+            view_cls = ViewBackward0  # functorch's wrapper is "subclass-like": PyTorch's reshape calls view on it
         return record(out, view_cls, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)
 
@@ -245,12 +262,22 @@ class SqueezeBackward0(Node):
         return (g,)
 
     def jvp(self, t):
-        return t.reshape(_out_shape(self))
+        # PyTorch's formula (auto_linear): the same squeeze of the tangent, its node named as this one (an in-place
+        # squeeze_'s too)
+        if tuple(t.shape) != tuple(self.in_shape):
+            return t.reshape(_out_shape(self))
+        out = squeeze(t, self.dim_arg)
+        if out.grad_fn is not None:
+            out.grad_fn.__class__ = type(self)
+        return out
 
 
 class _UnsqueezeNode(SqueezeBackward0):
     def backward(self, g):
         return (g.squeeze(self.dim_arg),)  # PyTorch's grad.squeeze(dim)
+
+    def jvp(self, t):
+        return t.reshape(_out_shape(self))
 
 
 # 0: every size-1 dim, 1: one dim, 2: a list of dims; 3, 4, 5: the same in place (squeeze_)

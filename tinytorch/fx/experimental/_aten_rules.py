@@ -32,6 +32,7 @@ from ..._size import device as device_type
 from ..._symbolic import SymInt, concrete, has_symbols
 from ..._ops._core.util import reduction_enum
 from ..._ops.nn._reduction import resolve as _resolve_reduction
+from ..._ops.linalg import matmul as _matmul_ops
 from ..._ops.nn.linear import _LinearAddmm
 from ..._ops.nn.loss_nll import NllLossBackward0, _total_weight
 from ..._ops.nn.activation_smooth import SELU_ALPHA, SELU_SCALE
@@ -1754,6 +1755,10 @@ recorded_as_parts("prelu", "rms_norm", "einsum", "cosine_similarity", "F.l1_loss
 recorded_as_parts("F.multi_head_attention_forward", cpp=False)  # (Python in PyTorch, but below autograd only)
 # cross_entropy with label smoothing: ATen's cross_entropy_loss_label_smoothing is made of ops
 recorded_as_parts("F.cross_entropy", when=_smoothed_cross_entropy)
+# matmul where it records its steps as ops (views, mm/mv/bmm, _unsafe_view: a backward reads their results);
+# elsewhere its rule writes the one ATen op its node is
+recorded_as_parts("matmul", when=lambda a: isinstance(a.self, Tensor) and isinstance(a.arg(1), Tensor)
+                  and _matmul_ops.records_steps(a.self, a.arg(1)))
 
 
 def scalar_overload(at: int, *keys: str) -> None:
