@@ -280,6 +280,8 @@ def c_order(a: ndarray) -> ndarray:
     ``stride()`` shows them). Copies only an array that is not C-contiguous (a ``MetaArray``: a new one)."""
     if type(a) is MetaArray:
         return a if a.strides == c_strides(a.shape, a.itemsize) else a.copy()
+    if a.flags.c_contiguous and 1 not in a.shape:  # the common case: numpy's C order is PyTorch's
+        return a
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     strides = c_strides(a.shape, a.itemsize)
