@@ -1,7 +1,9 @@
 """The strides of the reductions' results and of their inputs' gradients, against PyTorch's, over inputs laid out
 other than in C order (transposed, permuted, channels-last, a gapped slice, an expanded row, a size-1 dim with an
-odd stride), on CPU and on the meta device. PyTorch allocates a reduction's result in C order whatever the
-input's layout (numpy's reduce keeps the input's order), so a ``view`` that works there must work here."""
+odd stride), on CPU and on the meta device. PyTorch allocates a reduction's result in C order (size-1 dims' strides
+too) whatever the input's layout, keepdim or not, each output of var_mean, aminmax, max(dim) alike; on CPU even
+all/any over an empty dim list, which on meta keep the input's layout. numpy's reduce keeps the input's order, so
+a ``view`` that works there failed here."""
 import itertools
 
 import pytest
@@ -147,9 +149,10 @@ def test_reduction_strides_cpu():
 
 
 # Gradients that differ from PyTorch's in a size-1 dim's stride, for a leaf whose size-1 dim has an odd stride
-# (S1): these ops' backward formulas multiply the input's mask or centred values before the reduced gradient, where
-# PyTorch's put the gradient first (its order orders the result), and a gradient PyTorch would keep as ``.grad``
-# (its layout contract overlooks size-1 dims) is copied into the leaf's strides here. Not the reductions' results.
+# (S1); not the reductions' results. Most arrive at AccumulateGrad with PyTorch's strides, which PyTorch keeps as
+# ``.grad`` (its layout contract overlooks size-1 dims) where tinytorch's engine copies them into the leaf's strides
+# (it keeps only an array with the leaf's very strides, and not one laid out anew by ``arranged``); amax's, amin's and
+# aminmax's formulas multiply the mask first (PyTorch's: the scaled gradient first), which orders their result.
 KNOWN_GRAD = {"nansum", "nanmean", "var", "std", "var_mean", "std_mean", "amax", "amin", "logsumexp", "norm",
               "prod", "aminmax", "quantile", "nanquantile"}
 
