@@ -38,7 +38,7 @@ from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
                       linear as _linear, loss_nll as _loss_nll, pool as _pool_ops, rnn as _rnn_ops)
-from .._ops._core.util import as_array, normalize_dims
+from .._ops._core.util import normalize_dims
 from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
 from .._ops._kernels.parallel import SPLIT_FROM as _SPLIT_FROM
@@ -150,7 +150,7 @@ def _sum_dims(x, dim, keepdim=False, *, dtype=None):
     for that case, its dims normalised and its array step (a linear layer's bias gradient, ``sum(g, [0], True)``)."""
     a = x._data
     if dtype is None and a.dtype in _REAL and a.size < _SPLIT_FROM:
-        return _make(as_array(_reduce._sum_array(a, normalize_dims(dim, a.ndim), keepdim, a.dtype)))
+        return _make(_reduce._sum_result(a, normalize_dims(dim, a.ndim), keepdim, a.dtype))
     return _SUM(x, dim, keepdim, dtype=dtype)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..._dtype import ALL as _ALL_DTYPES, LOWP_NP, NARROW_NP, result_np_dtype
 from ..._meta_array import MetaArray, NeedsData, _read_through, c_strides
 from . import narrow_dtypes
+from .layout import c_ordered
 from ..._numpy_compat import SCALARS_BY_VALUE
 from ..._quiet_fp import cast, loud, quiet
 from ...autograd.grad_mode import _State
@@ -280,6 +281,8 @@ def c_order(a: ndarray) -> ndarray:
     ``stride()`` shows them). Copies only an array that is not C-contiguous (a ``MetaArray``: a new one)."""
     if type(a) is MetaArray:
         return a if a.strides == c_strides(a.shape, a.itemsize) else a.copy()
+    if c_ordered(a):  # the common case (a size-1 dim's C stride looked up in a cache)
+        return a
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     strides = c_strides(a.shape, a.itemsize)

@@ -11,7 +11,7 @@ from ...tensor import Tensor
 from .._core.batching import logical_dims, per_sample
 from .._core.record import OUT, legacy_name, record
 from .._core.registry import op
-from .._core.util import lowp_round, normalize_dims
+from .._core.util import c_order, lowp_round, normalize_dims
 from ..reduce.reduce import _keepdim
 from .decompositions import svdvals
 from ..._dtype import LOWP_NP, NARROW_NP, FLOATING_NP, INEXACT_NP, to_np
@@ -129,8 +129,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             t = ab.dtype.type  # the exponents in ab's dtype on numpy 1.x too (0-d sums promoted them)
             r = (ab ** t(p)).sum(axis=dims, keepdims=keepdim) ** t(1.0 / p)
     src = x if dtype is None else x.to(dtype)
-    return record(lowp_round(np.asarray(r, dtype=ab.dtype), a.dtype), _node or LinalgVectorNormBackward0, (src,), (src, OUT),
-                  dims=dims, keepdim=keepdim, ord=p, ord_arg=ord, dim_arg=_dim_arg(dim))
+    return record(c_order(lowp_round(np.asarray(r, dtype=ab.dtype), a.dtype)), _node or LinalgVectorNormBackward0,
+                  (src,), (src, OUT), dims=dims, keepdim=keepdim, ord=p, ord_arg=ord, dim_arg=_dim_arg(dim))
 
 
 def _batch_matrix_norm(op, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

@@ -15,7 +15,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.record import legacy_name, record
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims
+from .._core.util import as_array, c_order, normalize_dims
 
 _DYNAMIC = "its output's shape depends on the values (a dynamic shape)"
 
@@ -30,7 +30,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements are not zero (int64)."""
     x = input._data
     dims = normalize_dims(dim, x.ndim)
-    return _make(as_array((x != 0).sum(axis=dims), dtype=np.int64))
+    return _make(c_order(as_array((x != 0).sum(axis=dims), dtype=np.int64)))
 
 
 class Unique2Backward0(Node):

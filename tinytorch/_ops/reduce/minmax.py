@@ -13,7 +13,7 @@ from .._core.batching import pointwise
 from .._core.record import OUT, record
 from .._core.return_types import _named
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims, saved_dims
+from .._core.util import as_array, c_order, normalize_dims, saved_dims
 from .reduce import _REDUCTION, _ReduceNode, _grad_back, _keepdim, batch_reduction
 from ..pointwise.compare import maximum, minimum, where
 from ..index.scatter_gather import zeros_scatter
@@ -200,7 +200,7 @@ def _amax_amin(input: Tensor, dim, keepdim: bool, np_fn, node_cls, name: str) ->
     dims = normalize_dims(dim, x.ndim)
     for d in dims:
         _nonempty_dim(x, d, name)
-    return record(as_array(np_fn(x, axis=dims, keepdims=keepdim)), node_cls, (input,), (input, OUT),
+    return record(c_order(as_array(np_fn(x, axis=dims, keepdims=keepdim))), node_cls, (input,), (input, OUT),
                   in_shape=x.shape, dims=dims, keepdim=keepdim, dim_arg=() if dim is None else dim)
 
 

@@ -13,7 +13,7 @@ from ...tensor import Tensor
 from .._core.batching import composite
 from .._core.record import OUT, record
 from .._core.registry import op
-from .._core.util import as_array, normalize_dims, saved_correction, saved_dims
+from .._core.util import as_array, c_order, normalize_dims, saved_correction, saved_dims
 from .reduce import mean_of, warn_dof
 
 
@@ -39,8 +39,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
         acc = x.dtype if x.dtype in FLOATING_NP else np.dtype(np.int64)
     fp = quiet()  # inf + -inf: NaN without a numpy warning, as PyTorch
     try:
-        out = as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=acc) if x.dtype in FLOATING_NP
-                       else x.sum(axis=dims, keepdims=keepdim, dtype=acc))
+        out = c_order(as_array(np.nansum(x, axis=dims, keepdims=keepdim, dtype=acc) if x.dtype in FLOATING_NP
+                               else x.sum(axis=dims, keepdims=keepdim, dtype=acc)))
     finally:
         loud(fp)
     return record(out, NansumBackward0, (input,), (input,), dims=dims, keepdim=keepdim, dim_arg=dim)
@@ -120,7 +120,7 @@ def _moments(input: Tensor, dims, c, keepdim, node_cls, args=(None, None, None))
         as_array(np.full(mean.shape, np.nan if count - c <= 0 else 0, dtype=x.dtype))
     if node_cls.is_std:
         first = as_array(np.sqrt(first))
-    first, mean = first.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False)
+    first, mean = c_order(first.astype(x.dtype, copy=False)), c_order(mean.astype(x.dtype, copy=False))
     welford_nan = x.size > 0 and not np.isfinite(mean).all() and _welford_mean(x, dims, mean)
     dim, unbiased, correction = args  # as given: PyTorch's saved values show them
     return record((first, mean), node_cls, (input,), (input, OUT, OUT[1]), dims=dims, keepdim=keepdim, count=count,

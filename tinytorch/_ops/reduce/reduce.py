@@ -13,7 +13,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import logical_dims
 from .._core.record import OUT, record
 from .._core.registry import op
-from .._core.util import as_array, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
+from .._core.util import as_array, c_order, lowp_round, normalize_dims, numel_of, opmath, saved_correction, saved_dims
 from ..._dtype import FLOATING_NP, INEXACT_NP, LOWP_NP, NARROW_NP, FROM_NP, to_np
 from .._core import narrow_dtypes
 from ... import _dtype
@@ -98,6 +98,12 @@ def _sum_array(x: np.ndarray, dims: tuple, keepdim: bool, sdt) -> np.ndarray:
     return x.sum(axis=dims, keepdims=keepdim, dtype=sdt)
 
 
+def _sum_result(x: np.ndarray, dims: tuple, keepdim: bool, sdt) -> np.ndarray:
+    """``_sum_array``'s sum laid out as PyTorch's reductions lay out their results: in C order (size-1 dims' strides
+    too) whatever ``x``'s layout, where numpy's reduce follows the input's order (a copy only then)."""
+    return c_order(as_array(_sum_array(x, dims, keepdim, sdt)))
+
+
 @op(variants=_REDUCTION, batch=batch_reduction)
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=None) -> Tensor:
     """Sum over ``dim`` (all dims when None); ints and bools sum to int64."""
@@ -110,7 +116,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims=
         narrow_dtypes.refuse("sum_cpu", x.dtype)  # PyTorch's CPU sum has no float8 / complex32 kernel
     fp = quiet()  # inf + -inf is NaN without a numpy warning, as PyTorch's sum gives it
     try:
-        out = as_array(_sum_array(x, dims, keepdim, sdt))
+        out = _sum_result(x, dims, keepdim, sdt)
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -169,7 +175,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, keepdims
     dims = normalize_dims(dim, x.ndim)
     fp = quiet()
     try:
-        out = as_array(_mean_array(x, dims, keepdim))
+        out = c_order(as_array(_mean_array(x, dims, keepdim)))
     finally:
         loud(fp)
     if _State.enabled and input._requires_grad:
@@ -299,7 +305,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         return _complex_variance(input, dim, unbiased, keepdim, correction)
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "var")
     x = input._data
-    out = as_array(as_array(v).astype(x.dtype, copy=False))  # one rounding, to PyTorch's value
+    out = c_order(as_array(as_array(v).astype(x.dtype, copy=False)))  # one rounding, to PyTorch's value
     return record(out, VarBackward0, (input,), (input,), **_moment_attrs(x, dims, keepdim, dim, unbiased, correction,
                                                                          denom))
 
@@ -313,7 +319,7 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         return _complex_variance(input, dim, unbiased, keepdim, correction).sqrt()
     v, dims, keepdim, denom = _variance(input, dim, unbiased, keepdim, correction, "std")
     x = input._data
-    out = as_array(np.sqrt(v).astype(x.dtype, copy=False))  # sqrt in double too, as PyTorch
+    out = c_order(as_array(np.sqrt(v).astype(x.dtype, copy=False)))  # sqrt in double too, as PyTorch
     return record(out, StdBackward0, (input,), (input, OUT), **_moment_attrs(x, dims, keepdim, dim, unbiased,
                                                                               correction, denom))
 
@@ -329,6 +335,8 @@ def _all_any(input: Tensor, dim, keepdim: bool, fn) -> Tensor:
     else:
         out = fn(x, axis=None if dim is None or not x.ndim else _wrap_dim(dim, x.ndim), keepdims=keepdim)
     out = as_array(out)
+    if type(out) is np.ndarray:  # C order, as PyTorch's CPU kernel gives even the test of each element alone
+        out = c_order(out)  # (its meta kernel keeps the input's layout there, as the comparison's meta result)
     # uint8 in, uint8 out, as PyTorch keeps for the old byte masks
     return _make(out.astype(np.uint8) if x.dtype == np.uint8 else out)
 

@@ -67,7 +67,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
     out = _stable_lse(x, dims)
     if not keepdim:
         out = out.squeeze(dims)
-    return record(as_array(out), LogsumexpBackward0, (input,), (input, OUT), in_shape=x.shape, dims=dims,
+    return record(c_order(as_array(out)), LogsumexpBackward0, (input,), (input, OUT), in_shape=x.shape, dims=dims,
                   keepdim=keepdim, dim_arg=dim)
 
 

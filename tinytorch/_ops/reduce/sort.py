@@ -15,7 +15,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from .._core.batching import composite
 from .._core.record import OUT, record
 from .._core.registry import op
-from .._core.util import normalize_dims
+from .._core.util import c_order, normalize_dims
 from .._core.return_types import _named
 from .minmax import _return_type
 from .reduce import _keepdim
@@ -327,7 +327,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, keepdims=None):
     for d in dims:
         if x.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
-    lo = np.asarray(x.min(axis=dims, keepdims=keepdim))
-    hi = np.asarray(x.max(axis=dims, keepdims=keepdim))
+    lo = c_order(np.asarray(x.min(axis=dims, keepdims=keepdim)))
+    hi = c_order(np.asarray(x.max(axis=dims, keepdims=keepdim)))
     return aminmax_result(*record((lo, hi), AminmaxBackward0, (input,), (input, OUT, OUT[1]), dims=dims,
                                   keepdim=keepdim, dim_arg=dim))
