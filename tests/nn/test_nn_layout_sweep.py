@@ -1,0 +1,84 @@
+"""The strides of nn ops' results and input gradients against PyTorch's on CPU, for inputs and gradients that are not
+C-ordered (a transposed weight or activation, channels_last, permuted dims). Programs read them: ``.view()`` refuses
+a result PyTorch gives contiguous, ``is_contiguous()`` prints differently, a later in-place random fill draws in
+another order. Each test loops over its cases and compares ``.stride()`` only (the values are other tests'), the
+gradients taken with ``autograd.grad`` (as the kernel lays them out, before a leaf's ``.grad`` copies a gradient to
+the leaf's own layout).
+
+PyTorch's rules held here:
+- an elementwise backward kernel lays out its result as its TensorIterator orders its operands: the first operand
+  with two non-zero strides at a pair of dims orders them. ``threshold_backward``, ``leaky_relu_backward`` and
+  ``_prelu_kernel_backward`` list ``self`` first, clamp's backward selects by a mask of ``self``; the others
+  (``hardtanh_backward``, ``elu_backward``, ``softplus_backward``, ``hardswish_backward``, ``tanh_backward``,
+  ``sigmoid_backward``, ``logit_backward``, shrinks, ``grad * result`` of exp) the gradient first;
+- the softmaxes' backward kernels write a contiguous result, whatever the gradient's layout."""
+import numpy as np
+
+import tinytorch as tt
+
+from _oracle import torch  # noqa: E402  (PyTorch when a test reads it)
+
+
+def _leaf(T, shape: tuple, order, seed: int = 0, grad: bool = True):
+    """A leaf of ``shape`` whose dims lie in memory in ``order`` (outermost first), the same values in both."""
+    vals = np.random.RandomState(seed).standard_normal(int(np.prod(shape))).astype(np.float32)
+    inv = [list(order).index(i) for i in range(len(shape))]
+    x = T.tensor(vals.reshape([shape[d] for d in order])).permute(tuple(inv))
+    return x.detach().requires_grad_(grad)
+
+
+_C, _F = (0, 1), (1, 0)
+
+
+def _grad_strides(T, fn, x_order, g_order, shape=(4, 6)):
+    x = _leaf(T, shape, x_order)
+    y = fn(T, x)
+    g = _leaf(T, tuple(y.shape), g_order, seed=3, grad=False)
+    (gx,) = T.autograd.grad(y, x, g)
+    return tuple(y.stride()), tuple(gx.stride())
+
+
+_F_ = lambda T: T.nn.functional  # noqa: E731
+_ACTIVATIONS = {
+    "relu": lambda T, x: T.relu(x), "leaky_relu": lambda T, x: _F_(T).leaky_relu(x, 0.2),
+    "rrelu_eval": lambda T, x: _F_(T).rrelu(x), "threshold": lambda T, x: _F_(T).threshold(x, 0.1, 2.0),
+    "prelu": lambda T, x: _F_(T).prelu(x, T.tensor([0.25])), "clamp": lambda T, x: x.clamp(-0.5, 0.5),
+    "hardtanh": lambda T, x: _F_(T).hardtanh(x), "relu6": lambda T, x: _F_(T).relu6(x),
+    "elu": lambda T, x: _F_(T).elu(x), "selu": lambda T, x: _F_(T).selu(x), "celu": lambda T, x: _F_(T).celu(x),
+    "softplus": lambda T, x: _F_(T).softplus(x), "hardswish": lambda T, x: _F_(T).hardswish(x),
+    "hardsigmoid": lambda T, x: _F_(T).hardsigmoid(x), "softshrink": lambda T, x: _F_(T).softshrink(x),
+    "hardshrink": lambda T, x: _F_(T).hardshrink(x), "tanhshrink": lambda T, x: _F_(T).tanhshrink(x),
+    "gelu": lambda T, x: _F_(T).gelu(x), "silu": lambda T, x: _F_(T).silu(x), "mish": lambda T, x: _F_(T).mish(x),
+    "sigmoid": lambda T, x: x.sigmoid(), "tanh": lambda T, x: x.tanh(), "exp": lambda T, x: x.exp(),
+    "logit": lambda T, x: x.sigmoid().logit(), "logsigmoid": lambda T, x: _F_(T).logsigmoid(x),
+    "softmax": lambda T, x: x.softmax(-1), "softmax0": lambda T, x: x.softmax(0),
+    "log_softmax": lambda T, x: x.log_softmax(-1), "log_softmax0": lambda T, x: x.log_softmax(0),
+    "glu": lambda T, x: _F_(T).glu(x, -1),
+}
+
+
+def test_activation_backward_layout_follows_pytorchs_operand_order():
+    """An input and a gradient of different layouts (transposed input, C gradient; C input, transposed gradient):
+    the input's gradient laid out as PyTorch's backward kernel lays it out."""
+    bad = []
+    for name, fn in _ACTIVATIONS.items():
+        for x_order, g_order in ((_F, _C), (_C, _F), (_F, _F)):
+            want = _grad_strides(torch, fn, x_order, g_order)
+            got = _grad_strides(tt, fn, x_order, g_order)
+            if want != got:
+                bad.append((name, x_order, g_order, want, got))
+    assert not bad, bad
+
+
+def test_activation_backward_layout_on_4d_and_channels_last():
+    """The same with 4-d operands, one channels_last (the layout of a CNN's activations)."""
+    cl, c = (0, 2, 3, 1), (0, 1, 2, 3)
+    bad = []
+    for name in ("relu", "leaky_relu", "hardtanh", "elu", "softplus", "hardswish", "sigmoid", "softmax"):
+        fn = _ACTIVATIONS[name]
+        for x_order, g_order in ((cl, c), (c, cl)):
+            want = _grad_strides(torch, fn, x_order, g_order, (2, 3, 4, 5))
+            got = _grad_strides(tt, fn, x_order, g_order, (2, 3, 4, 5))
+            if want != got:
+                bad.append((name, x_order, g_order, want, got))
+    assert not bad, bad
