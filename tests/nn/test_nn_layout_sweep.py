@@ -82,3 +82,43 @@ def test_activation_backward_layout_on_4d_and_channels_last():
             if want != got:
                 bad.append((name, x_order, g_order, want, got))
     assert not bad, bad
+
+
+def _sdpa_strides(T, q_order, kv_order, **kw):
+    shape = (2, 3, 4, 5)
+    q, k, v = (_leaf(T, shape, order, seed) for order, seed in ((q_order, 0), (kv_order, 1), (kv_order, 2)))
+    if kw.pop("mask", False):
+        kw["attn_mask"] = T.ones(4, 4, dtype=T.bool).tril()
+    y = T.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
+    g = _leaf(T, tuple(y.shape), (0, 1, 2, 3), seed=3, grad=False)
+    return tuple(y.stride()), tuple(tuple(t.stride()) for t in T.autograd.grad(y, (q, k, v), g))
+
+
+def test_sdpa_gradients_laid_out_as_the_flash_kernels():
+    """The usual ``(B, T, H, D).transpose(1, 2)`` query, key and value, or contiguous ones: PyTorch's CPU flash
+    kernel hands back each gradient as the transpose of a (B, T, H, D) block, whatever the inputs' layouts; its
+    output has the query's strides. The math path (dropout under autograd) keeps its own layouts."""
+    att, c = (0, 2, 1, 3), (0, 1, 2, 3)
+    bad = []
+    for q_order, kv_order in ((att, att), (c, c), (att, c), (c, att)):
+        for kw in ({}, {"is_causal": True}, {"mask": True}, {"dropout_p": 0.3}):
+            torch.manual_seed(0)
+            want = _sdpa_strides(torch, q_order, kv_order, **dict(kw))
+            tt.manual_seed(0)
+            got = _sdpa_strides(tt, q_order, kv_order, **dict(kw))
+            if want != got:
+                bad.append((q_order, kv_order, kw, want, got))
+    assert not bad, bad
+
+
+def test_sdpa_mask_that_does_not_broadcast_raises_pytorchs_error():
+    q = np.zeros((2, 3, 4, 5), np.float32)
+    for mask_shape in ((3, 3), (2, 4, 4), (5, 3, 4, 4)):
+        msgs = []
+        for T in (torch, tt):
+            t = T.tensor(q)
+            try:
+                T.nn.functional.scaled_dot_product_attention(t, t, t, attn_mask=T.zeros(mask_shape))
+            except RuntimeError as e:
+                msgs.append(str(e))
+        assert len(msgs) == 2 and msgs[0] == msgs[1], msgs
