@@ -122,3 +122,40 @@ def test_sdpa_mask_that_does_not_broadcast_raises_pytorchs_error():
             except RuntimeError as e:
                 msgs.append(str(e))
         assert len(msgs) == 2 and msgs[0] == msgs[1], msgs
+
+
+_CL4, _C4, _P4, _T4 = (0, 2, 3, 1), (0, 1, 2, 3), (1, 0, 2, 3), (0, 1, 3, 2)
+_NORMS = {
+    "batch_norm_train": (lambda T, x: T.nn.functional.batch_norm(x, None, None, T.ones(3), T.zeros(3), True), True),
+    "batch_norm_eval": (lambda T, x: T.nn.functional.batch_norm(x, T.zeros(3), T.ones(3), None, None, False), True),
+    "group_norm": (lambda T, x: T.nn.functional.group_norm(x, 3, T.ones(3), T.zeros(3)), True),
+    "instance_norm": (lambda T, x: T.nn.functional.instance_norm(x), True),
+    "layer_norm": (lambda T, x: T.nn.functional.layer_norm(x, (5,)), True),
+    "rms_norm": (lambda T, x: T.nn.functional.rms_norm(x, (5,)), False),  # its gradient: see the report
+}
+
+
+def test_norm_results_and_gradients_in_the_inputs_suggested_format():
+    """batch_norm and group_norm write their result and the input's gradient in the input's
+    ``suggest_memory_format`` (channels-last kept, any other layout contiguous), whatever the gradient's layout;
+    rms_norm's composite ends in ``.contiguous(suggest_memory_format)``; instance_norm and layer_norm are contiguous."""
+    bad = []
+    for name, (fn, check_grad) in _NORMS.items():
+        for x_order in (_C4, _CL4, _P4, _T4):
+            for g_order in ((_C4, _CL4) if check_grad else (_C4,)):
+                want = _grad_strides(torch, fn, x_order, g_order, (2, 3, 4, 5))
+                got = _grad_strides(tt, fn, x_order, g_order, (2, 3, 4, 5))
+                if want != got:
+                    bad.append((name, x_order, g_order, want, got))
+    for x_order in ((0, 2, 1), (1, 0, 2)):  # a 3-d input: contiguous (suggest_memory_format has no 3-d format)
+        fn = _NORMS["batch_norm_train"][0]
+        if _grad_strides(torch, fn, x_order, (0, 1, 2), (4, 3, 5)) != _grad_strides(tt, fn, x_order, (0, 1, 2), (4, 3, 5)):
+            bad.append(("batch_norm 3-d", x_order))
+    cl3d = (0, 2, 3, 4, 1)
+    for name in ("batch_norm_train", "group_norm"):
+        fn = _NORMS[name][0]
+        for x_order, g_order in ((cl3d, (0, 1, 2, 3, 4)), ((0, 1, 2, 3, 4), cl3d)):
+            want = _grad_strides(torch, fn, x_order, g_order, (2, 3, 2, 3, 4))
+            if want != _grad_strides(tt, fn, x_order, g_order, (2, 3, 2, 3, 4)):
+                bad.append((name, "5-d", x_order, g_order))
+    assert not bad, bad
