@@ -159,3 +159,41 @@ def test_norm_results_and_gradients_in_the_inputs_suggested_format():
             if want != _grad_strides(tt, fn, x_order, g_order, (2, 3, 2, 3, 4)):
                 bad.append((name, "5-d", x_order, g_order))
     assert not bad, bad
+
+
+def test_channels_last_results_of_resampling_padding_and_pooling():
+    """interpolate, reflection/replication/constant padding, pixel_(un)shuffle and max_pool3d write their result in
+    the input's suggested memory format (a channels-last input stays channels-last; any other gives a contiguous
+    result). The input's gradient: upsampling's in the gradient's suggested format (contiguous from the bicubic and
+    3-d nearest kernels), the padding kernels' and max_pool3d's in the input's."""
+    F = lambda T: T.nn.functional  # noqa: E731
+    four = {
+        "nearest": lambda T, x: F(T).interpolate(x, scale_factor=2, mode="nearest"),
+        "bilinear": lambda T, x: F(T).interpolate(x, scale_factor=2, mode="bilinear"),
+        "bicubic": lambda T, x: F(T).interpolate(x, scale_factor=2, mode="bicubic"),
+        "reflect": lambda T, x: F(T).pad(x, (1, 2, 1, 0), mode="reflect"),
+        "replicate": lambda T, x: F(T).pad(x, (1, 2, 1, 0), mode="replicate"),
+        "constant": lambda T, x: F(T).pad(x, (1, 2, 1, 0)),
+    }
+    five = {
+        "nearest3d": lambda T, x: F(T).interpolate(x, scale_factor=2, mode="nearest"),
+        "trilinear": lambda T, x: F(T).interpolate(x, scale_factor=2, mode="trilinear"),
+        "max_pool3d": lambda T, x: F(T).max_pool3d(x, 2),
+    }
+    cl3d, c5 = (0, 2, 3, 4, 1), (0, 1, 2, 3, 4)
+    bad = []
+    for fns, shape, orders in ((four, (2, 3, 4, 5), ((_CL4, _C4), (_C4, _CL4), (_P4, _C4), (_T4, _CL4))),
+                               (five, (2, 3, 4, 4, 2), ((cl3d, c5), (c5, cl3d)))):
+        for name, fn in fns.items():
+            for x_order, g_order in orders:
+                want = _grad_strides(torch, fn, x_order, g_order, shape)
+                got = _grad_strides(tt, fn, x_order, g_order, shape)
+                if want != got:
+                    bad.append((name, x_order, g_order, want, got))
+    for name, fn, shape in (("pixel_shuffle", lambda T, x: F(T).pixel_shuffle(x, 2), (2, 8, 3, 4)),
+                            ("pixel_unshuffle", lambda T, x: F(T).pixel_unshuffle(x, 2), (2, 2, 4, 6))):
+        for x_order in (_CL4, _C4, _P4):  # the result only: its gradient is left (see the report)
+            want = tuple(fn(torch, _leaf(torch, shape, x_order)).stride())
+            if want != tuple(fn(tt, _leaf(tt, shape, x_order)).stride()):
+                bad.append((name, x_order))
+    assert not bad, bad
