@@ -197,3 +197,23 @@ def test_channels_last_results_of_resampling_padding_and_pooling():
             if want != tuple(fn(tt, _leaf(tt, shape, x_order)).stride()):
                 bad.append((name, x_order))
     assert not bad, bad
+
+
+def test_dropout_masks_drawn_in_the_inputs_memory_order():
+    """A fixed seed draws the same mask as PyTorch's for a non-C-ordered input: the mask is ``empty_like(input)``
+    filled in its memory order (feature noise, an (N, C, 1, 1) tensor, in C order); the values show the order."""
+    F = lambda T: T.nn.functional  # noqa: E731
+    fns = {"dropout": lambda T, x: F(T).dropout(x, 0.3), "alpha_dropout": lambda T, x: F(T).alpha_dropout(x, 0.3, True),
+           "feature_alpha_dropout": lambda T, x: F(T).feature_alpha_dropout(x, 0.3, True),
+           "dropout2d": lambda T, x: F(T).dropout2d(x, 0.3)}
+    bad = []
+    for name, fn in fns.items():
+        for order in (_CL4, _P4, _T4):
+            got = []
+            for T in (torch, tt):
+                T.manual_seed(0)
+                y = fn(T, _leaf(T, (2, 3, 4, 5), order, grad=False))
+                got.append((tuple(y.stride()), y.numpy()))
+            if got[0][0] != got[1][0] or not np.allclose(got[0][1], got[1][1], rtol=1e-6, atol=1e-7):
+                bad.append((name, order))
+    assert not bad, bad
