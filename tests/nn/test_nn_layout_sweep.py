@@ -217,3 +217,27 @@ def test_dropout_masks_drawn_in_the_inputs_memory_order():
             if got[0][0] != got[1][0] or not np.allclose(got[0][1], got[1][1], rtol=1e-6, atol=1e-7):
                 bad.append((name, order))
     assert not bad, bad
+
+
+def test_elementwise_losses_unreduced_results_and_gradients():
+    """mse_loss / smooth_l1_loss / huber_loss with reduction='none' lay their result out as a TensorIterator over
+    (input, target); their backward kernels write contiguous gradients (``zeros_like(input, contiguous)``);
+    binary_cross_entropy_with_logits' gradients are ordered by the input (the formula's factor, then the gradient)."""
+    F = lambda T: T.nn.functional  # noqa: E731
+    fns = {"mse": lambda T, x, y: F(T).mse_loss(x, y, reduction="none"),
+           "mse_mean": lambda T, x, y: F(T).mse_loss(x, y),
+           "smooth_l1": lambda T, x, y: F(T).smooth_l1_loss(x, y, reduction="none"),
+           "huber": lambda T, x, y: F(T).huber_loss(x, y, reduction="none"),
+           "bce_logits": lambda T, x, y: F(T).binary_cross_entropy_with_logits(x, y.sigmoid(), reduction="none")}
+    bad = []
+    for name, fn in fns.items():
+        for x_order, y_order, g_order in ((_CL4, _C4, _C4), (_C4, _CL4, _CL4), (_P4, _C4, _T4), (_T4, _T4, _C4)):
+            got = []
+            for T in (torch, tt):
+                x, y = _leaf(T, (2, 3, 4, 5), x_order), _leaf(T, (2, 3, 4, 5), y_order, seed=1)
+                out = fn(T, x, y)
+                g = _leaf(T, tuple(out.shape), g_order[:out.dim()], seed=3, grad=False)
+                got.append((tuple(out.stride()),) + tuple(tuple(t.stride()) for t in T.autograd.grad(out, (x, y), g)))
+            if got[0] != got[1]:
+                bad.append((name, x_order, y_order, g_order, got))
+    assert not bad, bad
