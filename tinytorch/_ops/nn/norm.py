@@ -108,17 +108,25 @@ class NativeLayerNormBackward0(Node):
     graph_stats = None  # the mean and rstd tensors a graph capture named (native_layer_norm's results 1 and 2)
 
     def backward(self, g):
+        """The gradients; the input's contiguous whatever the layouts of the input and the gradient, as PyTorch's
+        kernel writes it (the same numbers)."""
+        grads = self._grads(g)
+        if grads[0] is not None:
+            grads[0]._data = laid_in_format(grads[0]._data, None)
+        return grads
+
+    def _grads(self, g):
         x, w = self._unpacked_saved[:2]
         axes, need = self.axes, tuple(e[0] is not None for e in self.next_functions)
         if _State.enabled:  # a graph of the gradient: the statistics recomputed in tinytorch ops, differentiable
             _, _, invstd, xhat = _moments(x, axes, self.eps)
-            return _layer_norm_grads(g, w, xhat, invstd, axes, need)
+            return tuple(_layer_norm_grads(g, w, xhat, invstd, axes, need))
         # none: PyTorch's operator, the same formulas on the arrays from the forward's statistics (as PyTorch's
         # backward takes its saved mean and rstd; the reference's forward made them with _moments' steps: the same
         # xhat); a graph capture records it as one node, the statistics the tensors it named
         stats = self.graph_stats or tuple(_make(a) for a in self.stats)
-        return native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
-                                          list(need))
+        return tuple(native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
+                                                list(need)))
 
     def jvp(self, tx, tw, tb):
         # PyTorch's layer_norm_jvp: the tangent's centred part times invstd, plus (x - mean) times invstd's tangent,
@@ -329,7 +337,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     if bias is not None:
         out = out + bias._data
     params = (input, weight, bias)  # the node keeps the bias too, as PyTorch's
-    return record(out.astype(x.dtype, copy=False), NativeLayerNormBackward0, params, params, axes=axes, eps=eps,
+    # contiguous whatever the input's layout, as PyTorch's kernel writes it
+    return record(laid_in_format(out.astype(x.dtype, copy=False), None), NativeLayerNormBackward0, params, params,
+                  axes=axes, eps=eps,
                   normalized_shape=normalized_shape, stats=(mean, invstd))
 
 
