@@ -12,7 +12,7 @@ from ..tensor import _make
 from .._quiet_fp import loud, quiet
 from .._ops._core import paths
 from .._ops._core.record import OUT, record
-from .._ops._core.util import as_array, last_axis_max, row_starts
+from .._ops._core.util import as_array, c_order, last_axis_max, row_starts
 from .._ops._kernels import compiled as _compiled, parallel
 from .nll_sums import _level_bits, cascade
 from .._ops.nn.loss_nll import NllLossBackward0
@@ -62,7 +62,8 @@ def log_softmax_backward(self, g):
     if not _State.enabled and gd.dtype in _EXACT and gd.ndim:
         saved = self._arrays_of_saved()
         if saved is not None and saved[0].dtype == gd.dtype and saved[0].shape == gd.shape:
-            return (_make(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept)),)
+            # (contiguous, as the formula's operator writes it: ``_log_softmax_backward_data``)
+            return (_make(c_order(_log_softmax_grad(gd, saved[0], self.dim, np.exp, _sum_kept))),)
     return LogSoftmaxBackward0.formula(self, g)
 
 

@@ -151,6 +151,22 @@ def input_format(x):
     return suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize))
 
 
+def suggested_of(x):
+    """``x``'s (a numpy array's) ``suggest_memory_format`` of any rank: ``channels_last`` for a 4-d input laid out
+    so, ``channels_last_3d`` for a 5-d one, else None (contiguous; and for a meta array)."""
+    if type(x) is not np.ndarray or x.ndim not in (4, 5):
+        return None
+    return suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize))
+
+
+def laid_in_format(a, fmt):
+    """``a`` (a fresh numpy result) laid out in memory format ``fmt``, None being contiguous (C order): what
+    ``at::empty(..., fmt)`` gives a kernel that writes its result in ``suggest_memory_format(input)``."""
+    if type(a) is not np.ndarray or a.ndim < 2 or a.size == 0:
+        return a
+    return arranged(a, format_strides(a.shape, fmt))
+
+
 def as_format(a, fmt):
     """``a`` (a fresh numpy result) laid out in memory format ``fmt`` (None: left as it is)."""
     return a if fmt is None else arranged(a, format_strides(a.shape, fmt))

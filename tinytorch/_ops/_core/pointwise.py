@@ -94,7 +94,9 @@ class UnaryNode(Node):
 
     def _backward_arrays(self, gd):
         """The formula applied to the arrays (float32/float64, one shape: the same floats as the
-        tinytorch ops give), or None where it does not apply."""
+        tinytorch ops give), or None where it does not apply. Laid out as the formula on tensors lays it out
+        (each formula here is ``g * f(saved)``: ordered by the gradient first, as PyTorch's TensorIterator orders
+        ``tanh_backward(grad_output, output)``), where numpy's ufuncs take C order for operands that disagree."""
         if gd.dtype not in _EXACT or (SCALARS_BY_VALUE and not gd.ndim):
             return None  # (numpy 1.x: a 0-d formula's Python numbers promote it; the tensor ops keep the dtype)
         if len(self._saved) == 1:  # one saved tensor (tanh's output...)
@@ -104,7 +106,7 @@ class UnaryNode(Node):
             if a.dtype != gd.dtype or a.shape != gd.shape:
                 return None
             out = self.formula(gd, a, None) if self.saves == "input" else self.formula(gd, None, a)
-            return as_array(out)
+            return elementwise_layout(as_array(out), gd, a)
         saved = self._arrays_of_saved()  # None when saved through pack hooks: their unpack must run
         if saved is None:
             return None
@@ -115,7 +117,7 @@ class UnaryNode(Node):
         x = saved[0] if saves == "input" or saves == "both" else None
         y = saved[0] if saves == "result" else (saved[1] if saves == "both" else None)
         out = self.formula(gd, x, y)
-        return as_array(out)
+        return elementwise_layout(as_array(out), gd, *saved)
 
     def jvp(self, t):
         x, y = self._operands()

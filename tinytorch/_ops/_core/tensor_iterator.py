@@ -29,7 +29,8 @@ from ..._meta_array import MetaArray, iterator_dim_order as dim_order, iterator_
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
 
-__all__ = ["GRAIN", "dim_order", "elementwise_empty", "elementwise_layout", "inner_loop", "row_calls"]
+__all__ = ["GRAIN", "dim_order", "elementwise_empty", "elementwise_layout", "inner_loop", "kernel_laid_out",
+           "row_calls"]
 
 
 def inner_loop(shape, perm, operands) -> tuple:
@@ -125,3 +126,14 @@ def elementwise_layout(out, *operands):
     else:
         return out
     return arranged(out, iterator_order(shape, _operand_strides(operands)))
+
+
+def kernel_laid_out(result, *operands):
+    """``result`` (a fresh elementwise result of ``operands``) with its array laid out as PyTorch's TensorIterator
+    lays out its kernel's result over ``operands``, in the kernel's order (``softplus_backward(grad_output,
+    self)``: the gradient first): the same numbers, moved where the formula's own steps ordered them otherwise."""
+    d = result._data
+    laid = elementwise_layout(d, *(t._data for t in operands))
+    if laid is not d:
+        result._data = laid  # (a fresh result: nothing views it yet; its node, if any, stays)
+    return result

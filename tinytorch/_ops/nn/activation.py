@@ -21,7 +21,7 @@ from ...autograd.node import Node, sum_to
 from ...tensor import Tensor, _make
 from .._core.batching import first_only, pointwise, unsupported
 from .._core.record import OUT, record
-from .._core.tensor_iterator import elementwise_layout
+from .._core.tensor_iterator import elementwise_layout, kernel_laid_out  # noqa: F401 (shared)
 from .._core.registry import aten_only, op
 from .._core.util import as_array, c_order
 from ..pointwise.compare import where
@@ -117,6 +117,8 @@ class _PiecewiseBackward(Node):
     ``leaky_relu_backward``, ``hardtanh_backward``...): linear in ``grad`` with the same slopes, and
     zero (not absent) with respect to ``x``, as PyTorch's ``self: zeros_like(grad)``."""
 
+    self_first = False  # the operator's TensorIterator lists ``self`` before the gradient (``piecewise_grad``)
+
     def backward(self, gg):
         (x,) = self._unpacked_saved
         return (piecewise_grad(gg, x, self.slope, type(self)),
@@ -125,27 +127,31 @@ class _PiecewiseBackward(Node):
 
 def piecewise_grad(grad: Tensor, x: Tensor, slope, node_cls) -> Tensor:
     """``grad * slope`` elementwise (``slope`` a bool mask or an array of slopes, from ``x``), exactly 0
-    where the slope is 0 (PyTorch selects there, so an inf gradient gives 0, not NaN)."""
+    where the slope is 0 (PyTorch selects there, so an inf gradient gives 0, not NaN). Laid out as PyTorch's
+    kernel's TensorIterator lays it out: ordered by ``x`` first where its operator lists ``self`` first
+    (``node_cls.self_first``: leaky_relu_backward, threshold_backward), else by ``grad`` first."""
     g = _promoted(grad, x)
     if slope.dtype == np.bool_:
         out = np.where(slope, g, g.dtype.type(0))
     else:
         out = np.where(slope == 0, g.dtype.type(0), g * slope.astype(g.dtype, copy=False))
-    return record(out.astype(g.dtype, copy=False), node_cls, (grad, x), (x,), slope=slope)
+    out = out.astype(g.dtype, copy=False)
+    out = elementwise_layout(out, x._data, g) if node_cls.self_first else elementwise_layout(out, g, x._data)
+    return record(out, node_cls, (grad, x), (x,), slope=slope)
 
 
-def _piecewise_node(name: str):
-    cls = type(name, (_PiecewiseBackward,), {})
+def _piecewise_node(name: str, self_first: bool = False):
+    cls = type(name, (_PiecewiseBackward,), {"self_first": self_first})
     cls.__module__ = __name__
     return cls
 
 
 HardtanhBackwardBackward0 = _piecewise_node("HardtanhBackwardBackward0")
-LeakyReluBackwardBackward0 = _piecewise_node("LeakyReluBackwardBackward0")
+LeakyReluBackwardBackward0 = _piecewise_node("LeakyReluBackwardBackward0", self_first=True)
 SoftshrinkBackwardBackward0 = _piecewise_node("SoftshrinkBackwardBackward0")
 HardshrinkBackwardBackward0 = _piecewise_node("HardshrinkBackwardBackward0")
 # F.threshold's backward is PyTorch's threshold_backward too (relu's is on its output, above)
-ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0")
+ThresholdBackwardBackward1 = _piecewise_node("ThresholdBackwardBackward0", self_first=True)
 
 
 def _promoted(grad: Tensor, x: Tensor) -> np.ndarray:
@@ -496,7 +502,8 @@ def _prelu_kernel_backward(grad_output: Tensor, self: Tensor, weight: Tensor) ->
     gradient is wanted."""
     xd, wd, gd = self._data, weight._data, grad_output._data
     pos = xd > 0
-    gx = np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False)
+    # laid out as PyTorch's kernel's TensorIterator, whose inputs are (self, weight, grad): ordered by the input
+    gx = elementwise_layout(np.where(pos, gd, wd * gd).astype(gd.dtype, copy=False), xd, gd)
     gw = np.where(pos, gd.dtype.type(0), xd * gd).astype(gd.dtype, copy=False)
     return record((gx, gw), PreluKernelBackwardBackward0, (grad_output, self, weight), (grad_output, self, weight))
 

@@ -22,7 +22,7 @@ from .._core.registry import ATEN_ONLY, aten_only, op
 from .._core.util import as_array, c_order, complex_grad_error, lowp_round, opmath
 from .._core.record import OUT, record
 from .._core.tensor_iterator import elementwise_layout
-from .activation import functional_spelling, cast, elementwise, float_array, mask
+from .activation import functional_spelling, cast, elementwise, float_array, kernel_laid_out, mask
 from ..pointwise.arith import add_scalar, mul_scalar, number_sub
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
@@ -312,7 +312,7 @@ class SoftplusBackward0(Node):
 def _softplus_grad(g: Tensor, x: Tensor, beta, threshold) -> Tensor:
     """d softplus(x) / dx = sigmoid(beta x) times ``g``, ``g`` itself where softplus is linear."""
     bx = x * beta
-    return where(bx > threshold, g, g * bx.sigmoid())
+    return kernel_laid_out(where(bx > threshold, g, g * bx.sigmoid()), g, x)
 
 
 class SoftplusBackwardBackward0(Node):
@@ -384,12 +384,12 @@ def _elu_node_grad(g: Tensor, saved: Tensor, alpha: float, scale: float, input_s
 
 def _elu_grad(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     neg = g * ((x * input_scale).exp() * (alpha * scale * input_scale))
-    return where(mask(x._data > 0), g * scale, neg)
+    return kernel_laid_out(where(mask(x._data > 0), g * scale, neg), g, x)
 
 
 def _elu_grad_of_result(g: Tensor, y: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
     """The same from the result ``y`` (its signs are the input's; exp(input_scale * x) is y / (alpha * scale) + 1)."""
-    return where(mask(y._data > 0), g * scale, g * input_scale * (y + alpha * scale))
+    return kernel_laid_out(where(mask(y._data > 0), g * scale, g * input_scale * (y + alpha * scale)), g, y)
 
 
 @aten_only("elu_backward", recorded=True)
@@ -622,7 +622,7 @@ def _hardswish_grad(g: Tensor, x: Tensor) -> Tensor:
     # PyTorch's vectorized kernel selects g where x >= 3 and 0 where x < -3, the formula elsewhere: a
     # NaN input gets the formula's NaN (its scalar loop, run only past the last whole block of 16
     # elements, 32 on AVX-512, passes g there: a difference at NaN that tinytorch does not emulate)
-    return where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner))
+    return kernel_laid_out(where(mask(xd < -3), 0.0, where(mask(xd >= 3), g, inner)), g, x)
 
 
 @aten_only("hardswish_backward", recorded=True)
@@ -656,7 +656,7 @@ class HardsigmoidBackward0(Node):
 
 def _hardsigmoid_grad(g: Tensor, x: Tensor) -> Tensor:
     # PyTorch's kernel multiplies by 1/6 rounded to float, whatever the dtype
-    return where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0)
+    return kernel_laid_out(where(mask((x._data > -3) & (x._data < 3)), g * _SIXTH_F32, 0.0), g, x)
 
 
 @aten_only("hardsigmoid_backward", recorded=True)

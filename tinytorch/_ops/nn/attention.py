@@ -24,6 +24,7 @@ from ...autograd.grad_mode import _State, enable_grad, no_grad
 from ...autograd.node import Node
 from ...random import _engine
 from ...tensor import Tensor, _make
+from .._core.layout import arranged
 from .._core.record import record
 from .._core.registry import aten_only, op
 from .._core.util import broadcast_shapes, last_axis_max
@@ -112,8 +113,14 @@ class _AttentionBackward(Node):
         q, k, v, mask = self._unpacked_saved
         need = [e[0] is not None for e in self.next_functions]
         if _State.enabled or type(g._data) is MetaArray:  # (a meta gradient: the formula's shapes, no kernel)
-            return self._graph_backward(g, q, k, v, mask, need)
-        return _grads_without_graph(self, g, q, k, v, mask, need)
+            grads = self._graph_backward(g, q, k, v, mask, need)
+        else:
+            grads = _grads_without_graph(self, g, q, k, v, mask, need)
+        if type(self) is ScaledDotProductFlashAttentionForCpuBackward0:
+            for t in grads[:3]:
+                if t is not None:
+                    t._data = arranged(t._data, _flash_grad_strides(t._data.shape))
+        return grads
 
     sums = None  # set: ``probs`` holds the flash forward's exp(s - max), to be divided by these row sums
 
@@ -148,6 +155,14 @@ class _AttentionBackward(Node):
             dk = _fold_heads(ds.mT.matmul(q) * scale, rep, tuple(k.shape))
         dm = _fold_heads(ds, 1, tuple(mask.shape)) if len(need) > 3 and need[3] else None
         return dq, dk, dv, dm
+
+
+def _flash_grad_strides(shape: tuple) -> tuple:
+    """The strides of the flash kernel's gradients of query, key and value, (B, H, L, E) each: PyTorch's CPU kernel
+    allocates them as (B, L, H, E) and hands back their transpose (the layout of ``x.view(B, L, H, E).transpose(1,
+    2)``, attention's usual input), whatever the inputs' and the gradient's layouts."""
+    _, h, n, e = shape
+    return (n * h * e, e, h * e, 1)
 
 
 def key_grad_transposed(node: _AttentionBackward, q_shape: tuple, k_shape: tuple, q_grad: bool) -> bool:
@@ -218,6 +233,8 @@ def _attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: 
     flash path ran (what PyTorch's flash kernel returns beside the output)."""
     q, k, v = query._data, key._data, value._data
     _check(q, k, v, attn_mask)
+    if attn_mask is not None:  # PyTorch's error for a mask the scores (a) do not broadcast with (b)
+        broadcast_shapes(q.shape[:-1] + k.shape[-2:-1], attn_mask._data.shape)
     grad = _State.enabled and (query._requires_grad or key._requires_grad or value._requires_grad
                                or (attn_mask is not None and attn_mask._requires_grad))
     flash = _flash_eligible(q, k, v, attn_mask, dropout_p, grad)

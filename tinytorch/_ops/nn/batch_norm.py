@@ -17,7 +17,7 @@ from ...autograd.node import Node
 from ...tensor import Size, Tensor, _make
 from .._core.registry import aten_only, op
 from .activation import functional_spelling
-from .._core.layout import as_format, input_format
+from .._core.layout import laid_in_format, suggested_of
 from .._core.record import record
 from .norm import _EXACT_MEAN, _check_mixed_dtype, _float_only, _grad_input, _mean_np, _moments, _rsqrt_np
 
@@ -46,7 +46,7 @@ class NativeBatchNormBackward0(Node):
                     ("running_var", lambda n: n.running[1]), ("training", "use_batch_stats"), ("eps", "eps"),
                     ("result1", _stat(0)), ("result2", _stat(1)))
 
-    in_fmt = None  # the input's memory format, its gradient's (``input_format``)
+    in_fmt = None  # the input's suggested memory format, its result's and its gradient's (``suggested_of``)
 
     def _release_extra(self) -> None:
         self.xhat = self.xc = self.invstd = None
@@ -63,11 +63,12 @@ class NativeBatchNormBackward0(Node):
         return tuple(None if t is None else _make(t) for t in grads)
 
     def backward(self, g):
-        """The three gradients; the input's laid out as the input is (channels-last: PyTorch's kernel allocates it
-        in the input's memory format), the same numbers."""
+        """The three gradients; the input's laid out in the input's suggested memory format (PyTorch's kernels
+        allocate it so: channels-last for a channels-last input, else contiguous, whatever the gradient's layout),
+        the same numbers."""
         gx, gw, gb = self._grads(g)
-        if gx is not None and self.in_fmt is not None:
-            gx._data = as_format(gx._data, self.in_fmt)
+        if gx is not None:
+            gx._data = laid_in_format(gx._data, self.in_fmt)
         return gx, gw, gb
 
     def _grads(self, g):
@@ -133,9 +134,10 @@ def _batch_norm_train(input: Tensor, x: np.ndarray, running_mean, running_var, w
     out, xc, invstd, mean = _train_arrays(x, w, b, rm, rv, momentum, eps, axes, shape, n)
     if stats_out is not None:
         stats_out += [mean, invstd]
-    return record(out, NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes, param_shape=shape,
-                  eps=eps, use_batch_stats=True, xc=xc, invstd=invstd, running=(running_mean, running_var),
-                  stats=(mean, invstd, x.dtype), in_fmt=input_format(x))
+    fmt = suggested_of(x)  # PyTorch's kernel writes its result in the input's suggested memory format
+    return record(laid_in_format(out, fmt), NativeBatchNormBackward0, (input, weight, bias), (input, weight), axes=axes,
+                  param_shape=shape, eps=eps, use_batch_stats=True, xc=xc, invstd=invstd,
+                  running=(running_mean, running_var), stats=(mean, invstd, x.dtype), in_fmt=fmt)
 
 
 def _train_arrays(x: np.ndarray, w, b, rm, rv, momentum: float, eps: float, axes: tuple, shape: tuple, n: int):
@@ -300,9 +302,10 @@ def _batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor 
         out = out + bias._data.reshape(shape)
     if out is attrs.get("xhat"):
         out = out.copy(order="K")  # the result may be modified in place; the backward's xhat must not be
-    return record(out.astype(x.dtype, copy=False), NativeBatchNormBackward0, (input, weight, bias), (input, weight),
-                  axes=axes, param_shape=shape, eps=eps, running=(running_mean, running_var), in_fmt=input_format(x),
-                  **attrs)
+    fmt = suggested_of(x)  # PyTorch's kernel writes its result in the input's suggested memory format
+    return record(laid_in_format(out.astype(x.dtype, copy=False), fmt), NativeBatchNormBackward0, (input, weight, bias),
+                  (input, weight), axes=axes, param_shape=shape, eps=eps, running=(running_mean, running_var),
+                  in_fmt=fmt, **attrs)
 
 
 

@@ -48,13 +48,18 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
     else:
         refuse_complex_draw(x)
         # PyTorch's CPU dropout: bernoulli_(1 - p) (a double uniform per element), divided by 1 - p
-        keep = _draws.bernoulli_scalar(_engine(None), x.size, 1 - p)
-        # drawn in memory order: PyTorch's mask is empty_like(input), which keeps a dense view's strides
-        order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
-        if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
-            keep = keep.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
+        keep = _in_memory_order(_draws.bernoulli_scalar(_engine(None), x.size, 1 - p), x)
         keep_scaled = _keep_scaled(keep, x.shape, x.dtype, x.dtype.type(1 - p))
     return input.mul_(_make(keep_scaled)) if inplace else input * _make(keep_scaled)
+
+
+def _in_memory_order(drawn: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``drawn`` (one value per element of ``x``, in the order drawn) placed as PyTorch's mask ``empty_like(input)``
+    receives them: in that mask's memory order, which keeps a dense input's strides."""
+    order = np.argsort([-s for s in x.strides], kind="stable") if x.ndim > 1 else None
+    if order is not None and not x.flags.c_contiguous and x.transpose(order).flags.c_contiguous:
+        return drawn.reshape([x.shape[i] for i in order]).transpose(np.argsort(order))
+    return drawn.reshape(x.shape)
 
 
 def _keep_scaled(keep: np.ndarray, shape: tuple, dtype: np.dtype, scale) -> np.ndarray:
@@ -239,7 +244,9 @@ def _alpha(input: Tensor, p: float, train: bool, feature: bool, inplace: bool) -
     if type(x) is MetaArray:  # a meta tensor: the mask's shape only, nothing drawn
         keep = MetaArray(shape, x.dtype)
     else:
-        keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p).reshape(shape).astype(x.dtype)
+        keep = _draws.bernoulli_scalar(_engine(None), int(np.prod(shape)), 1 - p)
+        # feature noise is a new (N, C, 1, ...) tensor, drawn in C order; the element mask is empty_like(input)
+        keep = (keep.reshape(shape) if feature else _in_memory_order(keep, x)).astype(x.dtype)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     dt = x.dtype.type
     b = (keep - dt(1)) * dt(_ALPHA * a) + dt(_ALPHA * a * p)

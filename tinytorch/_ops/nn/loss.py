@@ -21,7 +21,9 @@ from ...tensor import Size, Tensor, _make
 from .._core.batching import expanded, level_of, logical_ndim
 from .._core.registry import aten_only, op
 from .activation import functional_spelling
+from .._core.layout import laid_in_format
 from .._core.record import record
+from .._core.tensor_iterator import elementwise_layout
 from .._core.util import (as_array, binary_operands, broadcast_shapes, fit_grad, lowp_round, meta, opmath,
                           reduction_enum)
 from ..pointwise.compare import where as _where
@@ -98,12 +100,19 @@ def _pointwise_loss(op, input, target, *args, **kwargs):
 
 
 # -- regression and binary losses -----------------------------------------------------------------
+def _contiguous(t: Tensor) -> Tensor:
+    """``t`` (a fresh gradient) laid out contiguous, the same numbers."""
+    t._data = laid_in_format(t._data, None)
+    return t
+
+
 class MseLossBackward0(Node):
     saved_fields = (("reduction", lambda n: reduction_enum(n.reduction)), ("self", 0), ("target", 1))
 
     def backward(self, g):
         x, t = self._unpacked_saved
         d = (x - t) * _scale_grad(g * 2, self.reduction, self.n)
+        d = _contiguous(d)  # as PyTorch's kernel writes it, into zeros_like(input, contiguous)
         return (fit_grad(d, self.x_meta) if self.need_x else None,
                 fit_grad(-d, self.t_meta) if self.need_t else None)
 
@@ -155,7 +164,8 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     check_reduction(reduction)
     ti, tt, xd, td = binary_operands(input, target)
     diff = xd - td
-    out = _reduce(as_array(diff * diff), reduction)
+    out = as_array(diff * diff)
+    out = _reduce(elementwise_layout(out, xd, td) if reduction == "none" else out, reduction)  # (TensorIterator's)
     need_x = ti is not None and ti._requires_grad
     need_t = tt is not None and tt._requires_grad
     saved = (ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
@@ -216,15 +226,17 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if w is not None:
             g = g * w
         gx = gt = None
+        # (the formulas' factor first, the gradient last, as PyTorch's backward functions multiply: its layout, the
+        # input's, orders the result)
         if self.need_x:
             if pw is None:
-                gx = g * (x.sigmoid() - t)
+                gx = (x.sigmoid() - t) * g
             else:
                 pt = pw * t
-                gx = g * ((pt + 1 - t) * x.sigmoid() - pt)
+                gx = ((pt + 1 - t) * x.sigmoid() - pt) * g
             gx = fit_grad(gx, self.x_meta)
         if self.need_t:
-            gt = g * -x if pw is None else g * (-x - (pw - 1) * _log_sigmoid(x))
+            gt = -x * g if pw is None else (-x - (pw - 1) * _log_sigmoid(x)) * g
             gt = fit_grad(gt, self.t_meta)
         return gx, gt
 
@@ -278,6 +290,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     losses = as_array(_bce_logits_losses(x, t, None if pos_weight is None else pos_weight._data, w))
     if losses.dtype != td and td in FLOATING_NP:
         losses = losses.astype(td)
+    if reduction == "none":  # laid out as the kernel's first step, (1 - target), orders it: by the target first
+        losses = elementwise_layout(losses, t, x)
     out = _reduce(losses, reduction)
     return record(out, BinaryCrossEntropyWithLogitsBackward0, (input, target), (input, target, weight, pos_weight),
                   need_x=input._requires_grad, need_t=target._requires_grad, reduction=reduction, n=losses.size,
@@ -401,8 +415,9 @@ class _RegressionLossBackward(Node):
         x, t = self._unpacked_saved
         norm = 1.0 / self.n if self.reduction == "mean" and self.n else 1.0
         slope, param = type(self)._slope, getattr(self, self._param)
-        gx = fit_grad(slope(x - t, param) * norm * g, self.x_meta) if self.need_x else None
-        gt = fit_grad(slope(t - x, param) * norm * g, self.t_meta) if self.need_t else None
+        # contiguous, as PyTorch's kernels write into zeros_like(input, contiguous)
+        gx = fit_grad(_contiguous(slope(x - t, param) * norm * g), self.x_meta) if self.need_x else None
+        gt = fit_grad(_contiguous(slope(t - x, param) * norm * g), self.t_meta) if self.need_t else None
         return gx, gt
 
     def jvp(self, tx, tt):
@@ -441,6 +456,8 @@ def _regression_loss(input: Tensor, target: Tensor, reduction: str, kernel, node
     if xd.dtype not in _LOSS_FLOATS:
         raise NotImplementedError(f'"{name}" not implemented for \'{_legacy(xd.dtype)}\'')
     losses = kernel(xd, td, *param.values())
+    if reduction == "none":  # laid out as PyTorch's TensorIterator over (input, target)
+        losses = elementwise_layout(as_array(losses), xd, td)
     out = _reduce(as_array(losses), reduction)
     saved = (ti if ti is not None else _make(xd), tt if tt is not None else _make(td))
     return record(out, node_cls, (ti, tt), saved, need_x=ti is not None and ti._requires_grad,

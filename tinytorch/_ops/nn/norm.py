@@ -27,6 +27,7 @@ from .activation import functional_spelling
 from .._core.record import record
 from ..pointwise.division import div_scalar
 from ..shape.conversions import channels_last, channels_last_3d
+from .._core.layout import laid_in_format, suggested_of
 
 
 def _float_only(x, kernel: str) -> None:
@@ -107,17 +108,25 @@ class NativeLayerNormBackward0(Node):
     graph_stats = None  # the mean and rstd tensors a graph capture named (native_layer_norm's results 1 and 2)
 
     def backward(self, g):
+        """The gradients; the input's contiguous whatever the layouts of the input and the gradient, as PyTorch's
+        kernel writes it (the same numbers)."""
+        grads = self._grads(g)
+        if grads[0] is not None:
+            grads[0]._data = laid_in_format(grads[0]._data, None)
+        return grads
+
+    def _grads(self, g):
         x, w = self._unpacked_saved[:2]
         axes, need = self.axes, tuple(e[0] is not None for e in self.next_functions)
         if _State.enabled:  # a graph of the gradient: the statistics recomputed in tinytorch ops, differentiable
             _, _, invstd, xhat = _moments(x, axes, self.eps)
-            return _layer_norm_grads(g, w, xhat, invstd, axes, need)
+            return tuple(_layer_norm_grads(g, w, xhat, invstd, axes, need))
         # none: PyTorch's operator, the same formulas on the arrays from the forward's statistics (as PyTorch's
         # backward takes its saved mean and rstd; the reference's forward made them with _moments' steps: the same
         # xhat); a graph capture records it as one node, the statistics the tensors it named
         stats = self.graph_stats or tuple(_make(a) for a in self.stats)
-        return native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
-                                          list(need))
+        return tuple(native_layer_norm_backward(g, x, list(self.normalized_shape), *stats, w, self._unpacked_saved[2],
+                                                list(need)))
 
     def jvp(self, tx, tw, tb):
         # PyTorch's layer_norm_jvp: the tangent's centred part times invstd, plus (x - mean) times invstd's tangent,
@@ -219,6 +228,7 @@ class NativeGroupNormBackward0(Node):
     saved_fields = (("input", 0), ("weight", 1), ("N", lambda n: n.shape[0]), ("C", lambda n: n.shape[1]),
                     ("HxW", lambda n: math.prod(n.shape[2:])), ("group", lambda n: n.grouped[1]), ("eps", "eps"),
                     ("result1", _saved_stat(0, True)), ("result2", _saved_stat(1, True)))
+    in_fmt = None  # the input's suggested memory format: its result's and its gradient's
 
     def backward(self, g):
         x, w = self._unpacked_saved
@@ -227,9 +237,10 @@ class NativeGroupNormBackward0(Node):
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         _, _, invstd, xhat = _moments(x.reshape(grouped), (2,), self.eps)
         g_hat = g if w is None else g * w.reshape(pshape)
-        return (_grad_input(g_hat.reshape(grouped), xhat, invstd, (2,)).reshape(shape) if need_x else None,
-                (g * xhat.reshape(shape)).sum(axes) if need_w else None,
-                g.sum(axes) if need_b else None)
+        gx = _grad_input(g_hat.reshape(grouped), xhat, invstd, (2,)).reshape(shape) if need_x else None
+        if gx is not None:  # in the input's suggested memory format, as PyTorch's kernel allocates it
+            gx._data = laid_in_format(gx._data, self.in_fmt)
+        return (gx, (g * xhat.reshape(shape)).sum(axes) if need_w else None, g.sum(axes) if need_b else None)
 
 
 def _rowwise_moments_nan(input: Tensor, rows: np.ndarray, mean: np.ndarray) -> np.ndarray | None:
@@ -296,8 +307,9 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bi
         out = out * weight._data.reshape(pshape)
     if bias is not None:
         out = out + bias._data.reshape(pshape)
-    return record(out.astype(x.dtype, copy=False), NativeGroupNormBackward0, (input, weight, bias), (input, weight),
-                  shape=x.shape, grouped=grouped, param_shape=pshape, eps=eps,
+    fmt = suggested_of(x)  # PyTorch's kernel writes its result (and the input's gradient) in this memory format
+    return record(laid_in_format(out.astype(x.dtype, copy=False), fmt), NativeGroupNormBackward0, (input, weight, bias),
+                  (input, weight), shape=x.shape, grouped=grouped, param_shape=pshape, eps=eps, in_fmt=fmt,
                   stats=(mean.reshape(n, num_groups).astype(x.dtype, copy=False),
                          invstd.reshape(n, num_groups).astype(x.dtype, copy=False)))
 
@@ -325,7 +337,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     if bias is not None:
         out = out + bias._data
     params = (input, weight, bias)  # the node keeps the bias too, as PyTorch's
-    return record(out.astype(x.dtype, copy=False), NativeLayerNormBackward0, params, params, axes=axes, eps=eps,
+    # contiguous whatever the input's layout, as PyTorch's kernel writes it
+    return record(laid_in_format(out.astype(x.dtype, copy=False), None), NativeLayerNormBackward0, params, params,
+                  axes=axes, eps=eps,
                   normalized_shape=normalized_shape, stats=(mean, invstd))
 
 

@@ -16,6 +16,7 @@ from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
 from .._core.overlap import dense
+from .._core.layout import laid_in_format, suggested_of
 from .._core.record import record
 from .._core.util import c_order
 from .._core.registry import op
@@ -138,19 +139,30 @@ class _AxisMapBackward(Node):
     """A node of an axis map; its gradient is the adjoint map, recorded as ``adjoint`` (and back)."""
 
     adjoint = None
+    in_fmt = False  # the forward input's suggested memory format (False: not asked; None: contiguous)
+
+    def grad_format(self, g):
+        """The memory format PyTorch's backward kernel writes the input's gradient in (False: as the maps leave
+        it): the padding kernels', the forward input's suggested format."""
+        return self.in_fmt
 
     def backward(self, g):
-        return (axis_map(g, self.maps, not self.transpose, self.adjoint),)
+        return (axis_map(g, self.maps, not self.transpose, self.adjoint, fmt=self.grad_format(g)),)
 
 
 def axis_map(input: Tensor, maps, transpose: bool, node_cls, info=None, keep_input: bool = False,
-             kernel=None) -> Tensor:
+             kernel=None, fmt=False) -> Tensor:
     """``input`` with the separable maps applied (or their adjoints), recording ``node_cls``; ``info``:
     the op's arguments as PyTorch's node keeps them (its ``_saved_<name>``), ``keep_input``: the node
     saves the input as PyTorch's does; ``kernel``: an array function giving the maps' values in the
-    order PyTorch's kernel sums them (the backward still applies the adjoint maps)."""
+    order PyTorch's kernel sums them (the backward still applies the adjoint maps); ``fmt``: the memory format
+    the result is written in (None: contiguous; False: as the maps leave it), which a forward's node keeps for
+    its gradient (``grad_format``)."""
     out = kernel(input._data) if kernel is not None else _apply(input._data, maps, transpose)
-    return record(out, node_cls, (input,), (input,) if keep_input else (), maps=maps, transpose=transpose, info=info)
+    if fmt is not False:
+        out = laid_in_format(out, fmt)
+    return record(out, node_cls, (input,), (input,) if keep_input else (), maps=maps, transpose=transpose, info=info,
+                  in_fmt=False if transpose else fmt)
 
 
 def info_field(name: str):
@@ -214,6 +226,7 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
         # (full_like: a meta x gives a meta out, written nowhere)
         out = np.full_like(x, value if x.dtype != np.bool_ else bool(value), shape=shape, order="C")
         out[tuple(dst)] = x[tuple(src)]
+        out = laid_in_format(out, suggested_of(x))  # PyTorch's: at::empty in the input's suggested memory format
     return record(out, ConstantPadNdBackward0, (input,), pad=tuple(pad))
 
 
@@ -310,5 +323,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             for axis, before, after in _pad_pairs(pad, x.ndim)]
     if mode == "circular":
         return axis_map(input, maps, False, _CIRCULAR)
+    # PyTorch's reflection and replication kernels write the result and the input's gradient in the input's
+    # suggested memory format (channels-last kept)
     return axis_map(input, maps, False, _NODES[("reflection" if mode == "reflect" else "replication", k)],
-                    {"padding": pad}, keep_input=True)
+                    {"padding": pad}, keep_input=True, fmt=suggested_of(x))

@@ -3,6 +3,7 @@ channel_shuffle: reshapes and permutations, so their gradients are the inverse r
 from __future__ import annotations
 
 from ...tensor import Tensor
+from .._core.layout import suggested_of
 from .._core.registry import op
 
 
@@ -22,7 +23,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     n = len(lead)
     x = input.reshape(*lead, c // (r * r), r, r, h, w)
     order = list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2]
-    return x.permute(*order).reshape(*lead, c // (r * r), h * r, w * r)
+    return _in_input_format(x.permute(*order).reshape(*lead, c // (r * r), h * r, w * r), input)
 
 
 @op(variants="function functional")
@@ -44,7 +45,14 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     order = list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3]
-    return x.permute(*order).reshape(*lead, c * r * r, h // r, w // r)
+    return _in_input_format(x.permute(*order).reshape(*lead, c * r * r, h // r, w // r), input)
+
+
+def _in_input_format(out: Tensor, input: Tensor) -> Tensor:
+    """``out`` laid out in ``input``'s suggested memory format, as PyTorch's kernels write their result (a
+    channels-last input gives a channels-last result; the reshape leaves any other contiguous)."""
+    fmt = suggested_of(input._data)
+    return out if fmt is None else out.contiguous(memory_format=fmt)
 
 
 def _channel_shuffle(input: Tensor, groups: int) -> Tensor:

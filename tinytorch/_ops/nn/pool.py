@@ -231,10 +231,12 @@ class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
     nd = 3
 
 
-def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, unique: bool, args=None) -> Tensor:
+def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, unique: bool, args=None,
+                in_fmt=None) -> Tensor:
     """The pooled values, recorded as ``node_cls`` when a graph is wanted: the node keeps the input (as
     PyTorch's, so modifying it in place fails backward) and the argmax positions in the whole input, from
-    ``idx``, each one's position in its own pooled plane (or volume)."""
+    ``idx``, each one's position in its own pooled plane (or volume); ``in_fmt``: the memory format of the input's
+    gradient."""
     if not (_State.enabled and input._requires_grad):
         return _make(vals)  # nothing recorded: nothing of the node made
     x = input._data
@@ -243,7 +245,7 @@ def _record_max(input: Tensor, vals: np.ndarray, idx: np.ndarray, node_cls, uniq
     rows = idx.reshape(planes, idx.size // max(planes, 1))  # (-1 cannot tell a batch of 0's row length)
     flat = (rows + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
     return record(vals, node_cls, (input,), (input,), flat=flat, in_shape=x.shape, unique=unique,
-                  out_shape=vals.shape, args=args)
+                  out_shape=vals.shape, args=args, in_fmt=in_fmt)
 
 
 def _corner_index(shape4, w: int, s, p, plane: int) -> np.ndarray:

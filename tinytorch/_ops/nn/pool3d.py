@@ -13,6 +13,7 @@ import numpy as np
 from ..._dtype import FLOATING_NP
 from ..._meta_array import MetaArray
 from ...tensor import Tensor, _make
+from .._core.layout import as_format, suggested_of
 from .._core.registry import op
 from .activation import relu
 from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
@@ -97,13 +98,18 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
         start = [pos[i] + (np.maximum(-pos[i], 0) + d[i] - 1) // d[i] * d[i] for i in range(3)]
         inside = (start[0][:, None, None] * size[1] + start[1][None, :, None]) * size[2] + start[2][None, None, :]
         idx = np.where(lowest, inside, idx)
+    # a channels-last-3d input (an unbatched one as its batch of one): channels-last-3d results, and for a batched
+    # one the gradient too, as PyTorch's kernel writes them
+    fmt = suggested_of(x5)
+    best, idx = as_format(best, fmt), as_format(idx, fmt)
     if x.ndim == 4:
-        best, idx = best[0], idx[0]
+        best, idx, fmt = best[0], idx[0], None
     unique = all(si >= (ki - 1) * di + 1 for si, ki, di in zip(s, k, d))  # windows that never overlap
     out = _record_max(input, best, idx, MaxPool3DWithIndicesBackward0, unique,
                       (k, None if _stride_omitted(stride) else s,
-                       p, d, bool(ceil_mode)))
-    return (out, _make(np.ascontiguousarray(idx))) if return_indices else out
+                       p, d, bool(ceil_mode)), in_fmt=fmt)
+    return (out, _make(idx if idx.flags.c_contiguous or fmt is not None else np.ascontiguousarray(idx))) \
+        if return_indices else out
 
 
 @op(variants="functional", autocast="fp32")

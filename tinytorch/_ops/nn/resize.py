@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ...tensor import Tensor, _make
+from .._core.layout import suggested_of
 from .._core.registry import aten_only, op
 from .pool import _adaptive_empty, _bounds, _no_empty_dim, adaptive_avg_pool1d, adaptive_avg_pool2d
 from .norm import _float_only
@@ -44,6 +45,20 @@ class _UpsampleNode(_AxisMapBackward):
     ``upsample_<mode>_backward``, one node: ``fx/experimental/_graph_steps.py``)."""
     mode, k = "nearest", 2
 
+    def grad_format(self, g):
+        return upsample_grad_format(self.mode, self.k, g._data)
+
+
+def upsample_grad_format(mode: str, k: int, g):
+    """The memory format PyTorch's ``upsample_<mode>_backward`` writes its result in: the gradient's suggested
+    format (channels-last kept), but contiguous from the bicubic and the 3-d nearest kernels; area's (an adaptive
+    pooling's) left as the maps leave it."""
+    if mode == "area":
+        return False
+    if mode == "bicubic" or (k == 3 and mode.startswith("nearest")):
+        return None
+    return suggested_of(g)
+
 
 def _scale_names(k: int) -> tuple:
     return ("scales",) if k == 1 else ("scales_h", "scales_w") if k == 2 else ("scales_d", "scales_h", "scales_w")
@@ -73,7 +88,8 @@ def _upsample_backward(mode: str, k: int):
         if mode == "bicubic" and spatial == out_size:
             _, maps = _bicubic_same_size(maps)
         node = _node_for(mode, k)
-        return axis_map(grad_output, maps[::-1], True, node.adjoint)
+        return axis_map(grad_output, maps[::-1], True, node.adjoint,
+                        fmt=upsample_grad_format(mode, k, grad_output._data))
     return run
 
 
@@ -359,7 +375,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         kernel = _antialias_kernel(windows)
     elif mode == "bicubic" and tuple(spatial) == tuple(out_size):
         kernel, maps = _bicubic_same_size(maps)
-    return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel)
+    # PyTorch's kernels write the result in the input's suggested memory format (channels-last kept)
+    return axis_map(input, maps[::-1], False, _node_for(mode, k), info, kernel=kernel,
+                    fmt=False if mode == "area" else suggested_of(x))
 
 
 def _bicubic_same_size(maps):

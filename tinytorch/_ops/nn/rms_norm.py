@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from ...tensor import Tensor
+from .._core.layout import contiguous_format, suggested_of
 from .._core.registry import op
 
 
@@ -39,5 +40,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if compute._data.dtype != np.float64:  # eps in the computation's own precision, as PyTorch's opmath_t
         eps = float(np.float32(eps))
     out = compute * compute.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
-    out = out.type_as(input) if compute is not input else out
-    return out * weight if weight is not None else out
+    # PyTorch's composite ends in ``.contiguous(input.suggest_memory_format())`` (a CloneBackward0 where that moves
+    # anything): channels-last for a channels-last input, else contiguous, whatever the input's own layout
+    fmt = suggested_of(x) or contiguous_format
+    if compute is not input:
+        out = out.contiguous(memory_format=fmt).type_as(input)
+        return out * weight if weight is not None else out
+    return (out * weight if weight is not None else out).contiguous(memory_format=fmt)

@@ -19,12 +19,16 @@ _CLAMP = "function method inplace torch_inplace out"
 
 
 def _inside(node, x: Tensor) -> Tensor:
+    """Where ``x`` is inside the number bounds, laid out as ``x`` (PyTorch's clamp_backward selects by the mask of
+    ``self``, whose layout orders the gradient's)."""
     d = x._data
-    keep = np.ones_like(d, dtype=bool, order="C")  # (a meta x: meta)
+    keep = None
     if node.lo is not None:
-        keep &= d >= node.lo
+        keep = d >= node.lo
     if node.hi is not None:
-        keep &= d <= node.hi
+        keep = d <= node.hi if keep is None else keep & (d <= node.hi)
+    if keep is None:
+        keep = np.ones_like(d, dtype=bool, order="C")  # (a meta x: meta)
     return _make(keep)
 
 

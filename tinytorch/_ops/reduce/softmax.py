@@ -75,7 +75,17 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, keepdims=None) -> Te
 def _softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
     """``torch.ops.aten._softmax_backward_data``: softmax's gradient from its result, in PyTorch's kernel's order,
     ``(g - sum(g * y)) * y``."""
-    return (grad_output - (grad_output * output).sum(dim=dim, keepdim=True)) * output
+    return _written_contiguous((grad_output - (grad_output * output).sum(dim=dim, keepdim=True)) * output)
+
+
+def _written_contiguous(grad: Tensor) -> Tensor:
+    """``grad`` (a fresh result) laid out contiguous, as PyTorch's CPU kernels of the softmaxes' backwards write their
+    result whatever the layouts of the gradient and the saved result (the same numbers)."""
+    d = grad._data
+    laid = c_order(d)
+    if laid is not d:
+        grad._data = laid  # (nothing views the fresh result yet; its node, if any, stays)
+    return grad
 
 
 class SoftmaxBackward0(Node):
@@ -115,7 +125,7 @@ def _sum_kept(t: Tensor, dim: int) -> Tensor:
 def _log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
     """``torch.ops.aten._log_softmax_backward_data``: log_softmax's gradient from its result (``_log_softmax_grad``
     in tinytorch ops, so a graph of the gradient is recorded where one is wanted)."""
-    return _log_softmax_grad(grad_output, output, dim, Tensor.exp, _sum_kept)
+    return _written_contiguous(_log_softmax_grad(grad_output, output, dim, Tensor.exp, _sum_kept))
 
 
 class LogSoftmaxBackward0(Node):

@@ -26,6 +26,7 @@ from .._core.pointwise import SparseValues, unary
 from ..pointwise.arith import mul_scalar
 from .._core.record import float_dtype, record
 from .._core.registry import op
+from .._core.tensor_iterator import kernel_laid_out
 from .._core.util import as_array
 from ..pointwise.compare import where
 from ..pointwise.inplace import apply_inplace
@@ -391,9 +392,10 @@ class LogitBackward0(Node):
         # eps < 0) NaN outside [0, 1] (the formula's slope of log|p / (1 - p)| there would be finite), with
         # eps, 0 outside [eps, 1 - eps], a NaN input included (its scalar loop, run only past the last whole
         # block of 16 elements, 32 on AVX-512, gives NaN there: a difference that tinytorch does not emulate)
+        # (laid out as PyTorch's logit_backward(grad_output, self) kernel: ordered by the gradient first)
         if self.eps is None or self.eps < 0:
-            return (where((x >= 0) & (x <= 1), grad, math.nan),)
-        return (where((x >= self.eps) & (x <= 1 - self.eps), grad, 0.0),)
+            return (kernel_laid_out(where((x >= 0) & (x <= 1), grad, math.nan), g, x),)
+        return (kernel_laid_out(where((x >= self.eps) & (x <= 1 - self.eps), grad, 0.0), g, x),)
 
 
 @op(variants=_MATH, batch=pointwise, extra=("special.logit",))
