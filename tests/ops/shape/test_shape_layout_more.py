@@ -75,6 +75,8 @@ _OPS = {
     "pad_more": lambda L, x: L.nn.functional.pad(x, (1, 1, 0, 1)),
     "pad_mixed": lambda L, x: L.nn.functional.pad(x, (-1, 1)),
     "index_fill": lambda L, x: x.index_fill(0, _index(L, 0), 2.0),
+    "gather_index_permuted": lambda L, x: x.gather(-1, L.zeros(tuple(reversed(x.shape)), dtype=L.int64).permute(
+        *reversed(range(x.dim())))),
 }
 
 
@@ -105,16 +107,20 @@ def test_results_laid_out_as_pytorchs(torch, device):
 
 def _leaves(L):
     """Dense leaves of each layout (a gradient keeps a dense leaf's strides), and an expanded view of one."""
+    def leaf_like(x, strides):
+        leaf = L.empty_strided(x.shape, strides)
+        with L.no_grad():
+            leaf.copy_(x)
+        return leaf.requires_grad_()
+
     out = {}
     for name, x in _layouts(L, "cpu").items():
         if name.startswith("expanded"):
-            leaf = x[:1, :1].clone().requires_grad_() if name == "expanded_transposed" else x[:1].clone().requires_grad_()
+            part = x[:, :1] if name == "expanded_transposed" else x[:1]
+            leaf = leaf_like(part, (1, 1) if name == "expanded_transposed" else (4, 1))
             out[name] = (leaf, leaf.expand(3, 4))
         elif "gapped" not in name and name != "size1_transposed":
-            leaf = L.empty_strided(x.shape, x.stride())
-            with L.no_grad():
-                leaf.copy_(x)
-            leaf.requires_grad_()
+            leaf = leaf_like(x, x.stride())
             out[name] = (leaf, leaf)
     return out
 
@@ -144,3 +150,18 @@ def test_results_view_as_pytorchs_do(torch):
         assert a.t().sort(-1)[0].t().view(-1).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
         with pytest.raises(RuntimeError, match="view size is not compatible"):
             a.t().sort(-1)[0].view(-1)
+
+
+def test_gapped_leaf_gradients_as_pytorchs(torch):
+    """A leaf that is not dense (a gapped view made a leaf) gets its gradient in C order, as PyTorch's AccumulateGrad
+    lays one out that breaks its layout contract; a dense leaf keeps its own strides."""
+    for name in ("gapped", "gapped_transposed", "gapped_permuted", "transposed"):
+        for op in ("sort-1", "flip0", "roll0", "stack-1", "pad", "index_fill"):
+            grads = []
+            for L in (torch, tinytorch):
+                leaf = _layouts(L, "cpu")[name].detach().requires_grad_()
+                y = _OPS[op](L, leaf)
+                y.backward(L.arange(y.numel(), dtype=y.dtype).reshape(y.shape))
+                grads.append(leaf.grad)
+            assert _seen(grads[1]) == _seen(grads[0]), (op, name)
+            assert grads[1].tolist() == grads[0].tolist(), (op, name)
