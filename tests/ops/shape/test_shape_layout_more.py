@@ -165,3 +165,15 @@ def test_gapped_leaf_gradients_as_pytorchs(torch):
                 grads.append(leaf.grad)
             assert _seen(grads[1]) == _seen(grads[0]), (op, name)
             assert grads[1].tolist() == grads[0].tolist(), (op, name)
+
+
+def test_copy_to_meta_laid_out_as_pytorchs(torch):
+    """``t.to("meta")`` of a CPU tensor lays its copy out as preserve_format does (a gapped or expanded tensor's
+    copy is dense, in the order of its strides), so meta programs start from PyTorch's layouts."""
+    theirs, ours = _layouts(torch, "cpu"), _layouts(tinytorch, "cpu")
+    for name in theirs:
+        for dtype in (None, "float64"):
+            args = ("meta",) if dtype is None else ("meta", getattr(torch, dtype))
+            want = theirs[name].to(*args)
+            got = ours[name].to(*(args[:1] + tuple(getattr(tinytorch, dtype) for _ in args[1:])))
+            assert _seen(got) == _seen(want), (name, dtype)
