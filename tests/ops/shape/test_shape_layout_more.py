@@ -3,7 +3,8 @@
 accepts afterwards agrees: sort (and argsort, msort) and flip, nan_to_num, index_fill keep a dense input's strides
 (``empty_like``); stack is cat along an existing dim split by a view; roll is cat of two pieces (channels-last
 stays so); rot90 is flip's layout transposed; repeat_interleave is C-ordered; constant padding keeps the input's
-suggested memory format. Values and gradient strides are compared too."""
+suggested memory format; gather is C-ordered; clamp with tensor bounds lays out as other elementwise ops. Values
+and gradient strides are compared too."""
 import pytest
 
 import tinytorch
@@ -75,6 +76,8 @@ _OPS = {
     "pad_more": lambda L, x: L.nn.functional.pad(x, (1, 1, 0, 1)),
     "pad_mixed": lambda L, x: L.nn.functional.pad(x, (-1, 1)),
     "index_fill": lambda L, x: x.index_fill(0, _index(L, 0), 2.0),
+    "clamp_tensors": lambda L, x: x.clamp(min=x.contiguous() - 1, max=x.contiguous() * 0 + 0.5),
+    "clamp_min_broadcast": lambda L, x: x.clamp_min(L.zeros(x.shape[-1])),
     "gather_index_permuted": lambda L, x: x.gather(-1, L.zeros(tuple(reversed(x.shape)), dtype=L.int64).permute(
         *reversed(range(x.dim())))),
 }
@@ -129,7 +132,7 @@ def test_gradients_laid_out_as_pytorchs(torch):
     theirs, ours = _leaves(torch), _leaves(tinytorch)
     for name in theirs:
         for op in ("sort-1", "flip0", "nan_to_num", "roll0", "roll_dims", "stack1", "stack-1", "rot90_1",
-                   "repeat_interleave0", "pad_more", "index_fill"):
+                   "repeat_interleave0", "pad_more", "index_fill", "clamp_tensors"):
             grads = []
             for L, (leaf, x) in ((torch, theirs[name]), (tinytorch, ours[name])):
                 leaf.grad = None
