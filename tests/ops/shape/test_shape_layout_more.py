@@ -180,3 +180,26 @@ def test_copy_to_meta_laid_out_as_pytorchs(torch):
             want = theirs[name].to(*args)
             got = ours[name].to(*(args[:1] + tuple(getattr(tinytorch, dtype) for _ in args[1:])))
             assert _seen(got) == _seen(want), (name, dtype)
+
+
+def test_kron_and_flat_take_along_dim_as_pytorchs(torch):
+    """kron views the product of two views, and take_along_dim without a dim gathers from views of both: strides kept
+    where a view can merge them, PyTorch's view error where none can (a transposed input), and a negative flat index
+    refused, as PyTorch's."""
+    def cases(L):
+        x, y = L.arange(12.0).reshape(3, 4), L.arange(24.0).reshape(2, 3, 4)
+        return [lambda: L.kron(x.t(), L.ones(2, 1)), lambda: L.kron(L.ones(2, 1), x.t()),
+                lambda: L.kron(x[:, ::2], L.ones(2, 2)), lambda: L.kron(x.t(), L.ones(1, 1)),
+                lambda: L.kron(y.permute(1, 2, 0)[:, :1], L.ones(1, 2, 1)), lambda: L.kron(x, x[:2]),
+                lambda: L.take_along_dim(x.t(), L.tensor([0])), lambda: L.take_along_dim(x, L.tensor([[0, 1]]).t()),
+                lambda: L.take_along_dim(x, L.tensor([0, -1])), lambda: L.take_along_dim(x[:1], L.tensor([[1, 2]]))]
+
+    for i, (want, got) in enumerate(zip(cases(torch), cases(tinytorch))):
+        try:
+            w = want()
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e)[:30]):
+                got()
+            continue
+        g = got()
+        assert _seen(g) == _seen(w) and g.tolist() == w.tolist(), i

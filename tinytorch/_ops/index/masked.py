@@ -358,7 +358,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{legacy_name(indices._data.dtype)}")
     if dim is None:
-        return input.reshape(-1).gather(0, _wrapped(indices, input._data.size).reshape(-1))
+        # ATen's gather over views of both: a tensor no view can flatten (a transposed one) raises, and so does a
+        # negative index (wrapped only where ``dim`` is given), as in PyTorch
+        return input.view(-1).gather(0, indices.view(-1))
     x, i = input._data, indices._data
     d = _wrap_dim(dim, x.ndim)
     indices = _wrapped(indices, x.shape[d])
