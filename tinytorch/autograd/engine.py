@@ -154,10 +154,13 @@ def _steal_or_copy(g, like: np.ndarray):
     keeps none): g is held by accumulate_grad's local, our argument and getrefcount's; its array by
     g._data, the local and the argument (the counts the running Python reports for that: _ONLY_G, _ONLY_D).
     A view qualifies when its base tensor is held by it alone.
-    Only an array laid out like the leaf is kept (PyTorch's layout contract): a weight gradient
-    arriving transposed is copied, or ``w.grad.view(-1)`` would fail after ``x @ w.t()``."""
+    Only an array that keeps PyTorch's layout contract is kept (``_obeys_layout_contract``): a weight gradient
+    arriving transposed is copied, or ``w.grad.view(-1)`` would fail after ``x @ w.t()``. A copy has the leaf's
+    own strides where the leaf is non-overlapping and dense, else C order (PyTorch's clone_obey_contract)."""
     d = g._data
-    if d.strides == like.strides and d.flags.writeable and _getrefcount(g) <= _ONLY_G and _getrefcount(d) <= _ONLY_D:
+    dense = _dense(like)
+    if (d.flags.writeable and _obeys_layout_contract(d, like, dense) and _getrefcount(g) <= _ONLY_G
+            and _getrefcount(d) <= _ONLY_D):
         base = d.base
         if base is None:
             return _make(d)
@@ -165,9 +168,32 @@ def _steal_or_copy(g, like: np.ndarray):
         if (owner is not None and owner._data is base and base.base is None and type(base) is np.ndarray
                 and _getrefcount(owner) <= _ONLY_D and _getrefcount(base) <= _ONLY_D + 1):
             return _make(d)
-    out = np.empty_like(like)
+    if dense and like.size:  # the leaf's strides exactly (a size-1 dim's too)
+        out = np.lib.stride_tricks.as_strided(np.empty(like.size, like.dtype), like.shape, like.strides,
+                                              writeable=True)
+    else:
+        out = np.empty(like.shape, like.dtype)
     np.copyto(out, d)
     return _make(out)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense of ``a`` (C order, the common case, answered by numpy's flag)."""
+    if a.flags.c_contiguous:
+        return True
+    from .._ops._core.layout import non_overlapping_and_dense  # (the ops load after the engine)
+    return non_overlapping_and_dense(a.shape, a.strides, a.itemsize)
+
+
+def _obeys_layout_contract(d: np.ndarray, like: np.ndarray, dense: bool) -> bool:
+    """PyTorch's obeys_layout_contract for a gradient ``d`` of a leaf ``like`` (``dense``: the leaf is non-overlapping
+    and dense): the leaf's strides; for a leaf that is not dense, C order. Stricter than PyTorch's at a dense leaf's
+    size-1 dims, whose strides PyTorch leaves free: some of tinytorch's backward results (a keepdim sum's) do not
+    give those dims PyTorch's strides yet, so the leaf's own are the better guess of what PyTorch's ``.grad``
+    shows (a (1, n) leaf broadcast over a batch keeps (n, 1))."""
+    if dense:
+        return d.strides == like.strides
+    return d.flags.c_contiguous
 
 
 # factory.empty_like: factories are ops, which build on this module; _ops/creation/factory.py registers it when

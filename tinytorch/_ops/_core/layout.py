@@ -227,6 +227,24 @@ def meta_like_strides(x, fmt) -> tuple | None:
     return dense_strides(shape, strides)
 
 
+def like_strides(x, fmt=None) -> tuple | None:
+    """The strides (in elements) of ``empty_like(x, memory_format=fmt)`` (None: C order): ``strides_for``, and on a
+    meta array its decomposition's rule (``meta_like_strides``). The ``*_like`` factories and the ops PyTorch
+    allocates as ``empty_like`` of their input (sort, flip, nan_to_num) lay their results out so."""
+    return meta_like_strides(x, fmt) if type(x) is MetaArray else strides_for(x, fmt)
+
+
+def laid_like(out, x):
+    """``out`` (a fresh result of ``x``'s shape, numpy or meta, never a view of another) laid out as
+    ``empty_like(x)``: copied only where its strides are others."""
+    strides = like_strides(x)
+    if strides is None:
+        return out if c_ordered(out) else laid_out(out, None)
+    if elem_strides(out.shape, out.strides, out.itemsize, type(out) is not MetaArray) == strides:
+        return out
+    return laid_out(out, strides)
+
+
 def laid_out(x, strides: tuple | None):
     """A copy of ``x`` (a numpy or a meta array) whose strides, in elements, are ``strides`` (a dense layout;
     None: C order)."""

@@ -22,7 +22,7 @@ from ...autograd.grad_mode import version_counter
 from .._core.batching import first_only
 from .._core.arguments import strided_only as _strided_only
 from .._core.registry import op
-from .._core.layout import laid_out, meta_like_strides, strides_for
+from .._core.layout import laid_out, like_strides
 from ...tensor import Size, Tensor, _make
 
 _F16 = np.dtype(np.float16)
@@ -385,8 +385,7 @@ def _shaped_like(arr, input: Tensor, memory_format):
     """``arr`` (C-ordered, ``input``'s shape) laid out as ``memory_format`` asks, given ``input``'s layout:
     PyTorch's ``*_like`` factories keep a non-overlapping dense input's strides by default (``layout``); on meta
     tensors its decomposition's rule."""
-    x = input._data
-    strides = meta_like_strides(x, memory_format) if type(x) is MetaArray else strides_for(x, memory_format)
+    strides = like_strides(input._data, memory_format)
     return arr if strides is None else laid_out(arr, strides)
 
 

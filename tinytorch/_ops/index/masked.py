@@ -10,6 +10,7 @@ from ..._dtype import NARROW_NP, cpp_name
 from ..._meta_array import MetaArray, no_meta_kernel
 from ..._dtype_casts import check_number
 from .._core import narrow_dtypes
+from .._core.layout import laid_out, like_strides
 from ...autograd.node import Node, raw_dim, u64
 from ...tensor import Tensor, _make, _wrap_dim
 from .._core.record import legacy_name, record
@@ -303,7 +304,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     i = _index_vector(index, "index_fill")
     i = _check_range(i, x.shape[d] if x.ndim else 1, "index_fill", d)
-    out = x.copy()
+    out = laid_out(x, like_strides(x))  # a clone (preserve_format), as ATen's index_fill makes before filling
     view = np.moveaxis(out, d, 0) if x.ndim else out.reshape(1)
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -357,7 +358,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{legacy_name(indices._data.dtype)}")
     if dim is None:
-        return input.reshape(-1).gather(0, _wrapped(indices, input._data.size).reshape(-1))
+        # ATen's gather over views of both: a tensor no view can flatten (a transposed one) raises, and so does a
+        # negative index (wrapped only where ``dim`` is given), as in PyTorch
+        return input.view(-1).gather(0, indices.view(-1))
     x, i = input._data, indices._data
     d = _wrap_dim(dim, x.ndim)
     indices = _wrapped(indices, x.shape[d])

@@ -13,7 +13,7 @@ from ...tensor import Tensor, _make, _wrap_dim
 from ..shape import _batching as rules
 from .._core.record import NotImplementedBackward, record, wants_grad
 from .._core.registry import op
-from .._core.util import as_array
+from .._core.util import as_array, c_order
 from ..shape._adjoint import index_zeros_put
 
 
@@ -101,7 +101,9 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.ndim != x.ndim and idx.size:  # an empty index is not checked, as in PyTorch
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     _check_index(idx, x, d)
-    out = as_array(x[_full_index(idx, d)]).reshape(index._data.shape) if idx.size else \
+    # C order whatever the input's and the index's layouts, as ATen's gather allocates (numpy's indexing follows
+    # the index's)
+    out = c_order(as_array(x[_full_index(idx, d)]).reshape(index._data.shape)) if idx.size else \
         np.empty(index._data.shape, x.dtype)
     return record(out, GatherBackward0, (input, None), (index, input), dim=d, dim_arg=dim, in_shape=input._data.shape)
 

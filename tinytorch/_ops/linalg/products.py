@@ -28,10 +28,10 @@ from .._core.record import OUT, legacy_name, record
 from ..pointwise.arith import mul_scalar
 from .._core import deprecated as _deprecated
 from .._core.registry import op
-from .._core.util import as_array, broadcast_shapes, c_order, fit_grad, holomorphic_backward
+from .._core.util import as_array, broadcast_shapes, fit_grad, holomorphic_backward
 from ...autograd.node import sum_to
 from .norms import NormBackward1, norm_backward, vector_norm
-from ..shape.shape import UnsafeViewBackward0
+from ..shape.shape import UnsafeViewBackward0, viewed
 from ..pointwise.compare import where
 from . import matmul as _mm  # (its _np_matmul through the module: a CPU path may stand in its place)
 from .matmul import _check_dtypes, addmv_dtype_error
@@ -295,8 +295,9 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     b = other.reshape(tuple(v for s in sb for v in (1, s)))
     prod = a * b
     shape = tuple(x * y for x, y in zip(sa, sb))
-    return record(c_order(prod._data).reshape(shape), UnsafeViewBackward0, (prod,),  # (a meta product: meta)
-                  in_shape=prod._data.shape)
+    # ATen's kron views the product (laid out as the elementwise product of the two views lays it out): a product
+    # no view can merge (a transposed input's) raises, as PyTorch's does, and a mergeable one keeps its strides
+    return record(viewed(prod._data, shape), UnsafeViewBackward0, (prod,), in_shape=prod._data.shape)
 
 
 # -- cross -------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from ..._meta_array import MetaArray
 from ..._quiet_fp import silent
 from ...autograd.node import Node, u64
 from ...tensor import Tensor
+from ...autograd.node import elem_strides
+from .._core.layout import format_strides, laid_out, suggested_format
 from .._core.overlap import dense
 from .._core.layout import laid_in_format, suggested_of
 from .._core.record import record
@@ -225,6 +227,10 @@ def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
     else:
         # (full_like: a meta x gives a meta out, written nowhere)
         out = np.full_like(x, value if x.dtype != np.bool_ else bool(value), shape=shape, order="C")
+        # ATen allocates the padded result in the input's suggested memory format (channels-last stays so)
+        fmt = suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize, type(x) is not MetaArray))
+        if fmt is not None:
+            out = laid_out(out, format_strides(out.shape, fmt))
         out[tuple(dst)] = x[tuple(src)]
         out = laid_in_format(out, suggested_of(x))  # PyTorch's: at::empty in the input's suggested memory format
     return record(out, ConstantPadNdBackward0, (input,), pad=tuple(pad))

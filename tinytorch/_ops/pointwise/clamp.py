@@ -12,6 +12,7 @@ from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.record import record, wants_grad
 from .._core.registry import op
+from .._core.tensor_iterator import elementwise_layout
 from .._core.util import as_array, binary_operands, fit_grad, meta
 from .compare import where
 
@@ -119,6 +120,8 @@ def _tensor_bounds(input: Tensor, lo, hi, node_cls, slots=(True, True, True)) ->
     if hi_t is not None:
         out = np.minimum(out, hi_t._data.astype(dt, copy=False))
     out = as_array(out if out is not x._data else out.copy())
+    # laid out as PyTorch's TensorIterator lays out (input, min, max): a transposed input gives a transposed result
+    out = elementwise_layout(out, x._data, *(b._data for b in (lo_t, hi_t) if b is not None))
     inputs = tuple(p for p, keep in zip((input, lo_t, hi_t), slots) if keep)
     if not wants_grad(inputs):
         return _make(out)

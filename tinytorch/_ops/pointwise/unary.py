@@ -16,6 +16,7 @@ from ...autograd.node import Node
 from ...tensor import Tensor, _make
 from .._core.batching import pointwise
 from .._core.pointwise import SparseValues, node_class, unary, unary_function, zero_grad
+from .._core.layout import laid_like, laid_out, like_strides
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import as_array
@@ -215,11 +216,13 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
         narrow_dtypes.guard(input._data.dtype, "nan_to_num", "nan_to_num")
     x = input._data
     if x.dtype not in FLOATING_NP:
-        return _make(x.copy())
+        return _make(laid_out(x, like_strides(x)))
     fi = np.finfo(x.dtype)
     out = as_array(np.nan_to_num(x, nan=nan, posinf=fi.max if posinf is None else posinf,
                                    neginf=fi.min if neginf is None else neginf))  # numpy 1.x: a scalar for 0-d x
-    return record(out, NanToNumBackward0, (input,), (input,))
+    # laid out as empty_like(input), as ATen's nan_to_num allocates (numpy's copy of an expanded input keeps
+    # its 0 strides' order, where PyTorch's gives it C order)
+    return record(laid_like(out, x), NanToNumBackward0, (input,), (input,))
 
 
 @op(variants="function method", dunders=("__pos__",), batch=pointwise)

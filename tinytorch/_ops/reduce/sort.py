@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._dtype import NARROW_NP, FLOATING_NP
 from ..._meta_array import MetaArray
+from .._core.layout import laid_like
 from .._core import narrow_dtypes
 from ...autograd.node import Node, u64
 from ...tensor import Tensor, _make, _wrap_dim
@@ -58,9 +59,16 @@ _NODES = {n: type(n, (_SelectBackward,), {"saved_fields": (_DIM, ("indices", 0),
                           ("MedianBackward1", True), ("NanmedianBackward1", True), ("ModeBackward0", True))}
 
 
-def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str, raw=None):
-    it = _make(idx.astype(np.int64, order="C"))  # fresh C-ordered copies (of a meta array: meta)
-    v = record(vals.copy(order="C"), _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
+def _picked(input: Tensor, vals: np.ndarray, idx: np.ndarray, dim: int, keepdim: bool, node: str, raw=None,
+            like: bool = False):
+    """The (values, indices) tensors: fresh C-ordered copies (of a meta array: meta), or with ``like`` laid out as
+    ``empty_like(input)`` (sort's results, which keep a dense input's strides: ``layout.laid_like``)."""
+    if like:
+        x = input._data
+        it, vals = _make(laid_like(idx.astype(np.int64, copy=False), x)), laid_like(vals, x)
+    else:
+        it, vals = _make(idx.astype(np.int64, order="C")), vals.copy(order="C")
+    v = record(vals, _NODES[node], (input,), (it,), dim=dim, keepdim=keepdim,
                in_shape=input._data.shape, dim_arg=dim if raw is None else raw)
     return v, it
 
@@ -110,7 +118,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         return sort_result(v, i)
     d = _wrap_dim(dim, x.ndim)
     idx = _argsort(x, d, descending)
-    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "SortBackward0", dim)
+    # laid out as empty_like(input), as ATen's sort allocates: a dense input's strides kept (a transposed input
+    # sorts into a transposed result), any other's dense strides in its order
+    v, i = _picked(input, np.take_along_axis(x, idx, d), idx, d, True, "SortBackward0", dim, like=True)
     return sort_result(v, i)
 
 

@@ -22,6 +22,7 @@ from .._core.registry import aten_only, op
 from ..creation import factory
 from ..._size import _require_cpu, device as Device
 from ... import _meta_data
+from ..._meta_array import MetaArray
 from .shape import CloneBackward0
 
 
@@ -226,7 +227,13 @@ def _to_meta(input: Tensor, dtype) -> Tensor:
     npd = input._data.dtype if dtype is None else _dtype.to_np(dtype)
     if input._meta and npd == input._data.dtype:
         return input
-    out = _meta_data.dataless(input._data, npd)
+    x = input._data
+    if input._meta:
+        out = _meta_data.dataless(x, npd)
+    else:  # PyTorch's copy to meta lays out as preserve_format does (a gapped or expanded tensor's copy is dense)
+        strides = strides_for(x, None)
+        out = MetaArray(x.shape, npd) if strides is None else \
+            MetaArray(x.shape, npd, tuple(s * npd.itemsize for s in strides))
     if npd not in INEXACT_NP and input._requires_grad:
         res = _make(out)
     else:

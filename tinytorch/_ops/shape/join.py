@@ -12,6 +12,7 @@ from .._core.layout import c_ordered, format_strides, laid_out, suggested_format
 from ...tensor import Tensor, _make, _wrap_dim
 from ..creation.factory import zeros
 from . import _batching as rules
+from .shape import _view_as, unsqueezed
 from .._core.record import record, wants_grad
 from .._core.registry import op
 from ..._quiet_fp import cast
@@ -142,7 +143,16 @@ def stack(tensors, dim: int = 0) -> Tensor:
     dt = tensors[0]._data.dtype
     for t_ in tensors[1:]:
         dt = _dtype.PROMOTE[dt, t_._data.dtype]
-    out = cast(np.stack([t_._data for t_ in tensors], axis=d), dt, copy=False)
+    arrays = [t_._data for t_ in tensors]
+    if d < len(shape):
+        # ATen's stack: cat along the existing dim ``d``, then a view splitting it in two (the result's layout is
+        # cat's, of the inputs themselves: a transposed pair gives a C-ordered result, a channels-last pair a
+        # channels-last one with the new dim beside the one it split)
+        joined = _cat_layout(cast(np.concatenate(arrays, axis=d), dt, copy=False), arrays)
+        out = _view_as(joined, shape[:d] + (len(arrays),) + shape[d:])
+    else:  # a new last dim (no view splits one): cat of the inputs unsqueezed, laid out by cat's rule on those
+        arrays = [unsqueezed(a, d) for a in arrays]
+        out = _cat_layout(cast(np.concatenate(arrays, axis=d), dt, copy=False), arrays)
     return record(out, StackBackward0, tuple(tensors), dim=d, n=len(tensors), dim_arg=dim)
 
 

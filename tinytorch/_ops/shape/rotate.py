@@ -7,6 +7,7 @@ from ...autograd.node import Node, u64
 from ...tensor import Tensor, _wrap_dim
 from .._core.record import record
 from .._core.registry import op
+from .._core.layout import laid_out, like_strides
 from .._core.util import c_order
 
 
@@ -29,10 +30,11 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     d0, d1 = _wrap_dim(dims[0], input.dim()), _wrap_dim(dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    # PyTorch's layout: the flipped copy, C-ordered, with the two dims then swapped (k odd)
+    # PyTorch's layout: flip's (laid out as empty_like(input): a dense input's strides kept), with the two dims
+    # then swapped (k odd); no turn at all is a C-ordered clone
     x, turns = input._data, k % 4
     flips = {0: (), 1: (d1,), 2: (d0, d1), 3: (d0,)}[turns]
-    out = c_order(np.flip(x, flips) if flips else x.copy())  # (a meta input: a new meta array)
+    out = laid_out(np.flip(x, flips), like_strides(x)) if flips else c_order(x.copy())  # (a meta input: meta)
     if turns % 2:
         out = out.swapaxes(d0, d1)
     return record(out, Rot90Backward0, (input,), k=k, rot_dims=dims)

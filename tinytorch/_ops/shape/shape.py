@@ -123,6 +123,15 @@ else:  # numpy < 2.1: reshape has no copy=; setting .shape (deprecated from 2.5)
         return out
 
 
+def viewed(x: np.ndarray, shape: tuple) -> np.ndarray:
+    """``x``'s memory under ``shape`` (its size), never a copy; PyTorch's error where the strides cannot express it."""
+    try:
+        return _view_as(x, shape)
+    except (AttributeError, ValueError):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+
+
 def _view_inverse(call, base, value, src, size):
     """A write into ``base.view(size)``: the view's new values viewed back in the base's sizes."""
     return call("view.default", src, list(value.shape))
@@ -143,12 +152,7 @@ def view(input: Tensor, *shape, **given) -> Tensor:
         raise TypeError(f"view() received an invalid combination of arguments - got (), but expected one of:\n"
                         f" * ({_dtype.SHOWN_AS[0]}.dtype dtype)\n * (tuple of ints size)\n")
     x = input._data
-    shape = _infer_shape(_shape_arg(shape), x.size, x.shape)
-    try:
-        out = _view_as(x, shape)
-    except (AttributeError, ValueError):
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    out = viewed(x, _infer_shape(_shape_arg(shape), x.size, x.shape))
     if _State.enabled and input._requires_grad:
         return record(out, ViewBackward0, (input,), view_of=input, in_shape=x.shape)
     return _view_of(input, out)

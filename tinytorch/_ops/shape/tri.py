@@ -21,7 +21,8 @@ from .._core.batching import composite
 from .._core.record import record
 from .._core.registry import op
 from .._core.util import c_order
-from .join import stack
+from .._core.layout import contiguous_format, laid_out, like_strides
+from .join import _cat_layout, stack
 from .shape import missing_argument
 
 
@@ -201,10 +202,10 @@ def flip(input: Tensor, *args, dims=None) -> Tensor:
         dims = dims[0]
     x = input._data
     ds = _dim_list(dims, x.ndim) if x.ndim else tuple(_wrap_dim(d, 0) for d in dims) and ()
-    # order "K": the result keeps the input's layout (a transposed input gives a transposed result), as
-    # PyTorch's flip does, so what .view() accepts afterwards agrees
-    return record(np.flip(x, ds).copy(order="K") if ds else x.copy(order="K"), FlipBackward0, (input,), dims=ds,
-                  dims_arg=tuple(dims))
+    # laid out as empty_like(input), as ATen's flip allocates: a dense input's strides kept (a transposed input
+    # gives a transposed result, so what .view() accepts afterwards agrees), any other's (a gapped slice, an
+    # expanded dim) dense strides in its order
+    return record(laid_out(np.flip(x, ds) if ds else x, like_strides(x)), FlipBackward0, (input,), dims=ds, dims_arg=tuple(dims))
 
 
 @op(variants="function method", batch=composite)
@@ -242,9 +243,26 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     ds = tuple(_wrap_dim(d, x.ndim) for d in dims)
-    # PyTorch's roll is contiguous whatever the input's layout (numpy's keeps it)
-    out = c_order(np.roll(x, shifts, ds)) if x.ndim else x.copy()
+    if not x.size:  # PyTorch's roll of an empty tensor: a clone (preserve_format)
+        out = laid_out(x, like_strides(x))
+    elif x.ndim in (4, 5) and type(x) is not MetaArray:
+        out = x
+        for shift, d in zip(shifts, ds):
+            out = _rolled_as_cat(out, shift, d)
+    else:  # PyTorch's roll is contiguous here whatever the input's layout (numpy's keeps it)
+        out = c_order(np.roll(x, shifts, ds)) if x.ndim else x.copy()
     return record(out, RollBackward0, (input,), shifts=shifts, dims=ds, dims_arg=dims)
+
+
+def _rolled_as_cat(x: np.ndarray, shift: int, d: int) -> np.ndarray:
+    """``x`` rolled by ``shift`` along ``d`` as ATen's CPU roll does it, one dim at a time: the tail piece joined
+    to the head piece by cat, so the result takes cat's layout (``join._cat_layout``): channels-last where both
+    pieces suggest it (a 4-d or 5-d channels-last input, unless ``shift`` is a multiple of the size and one
+    piece is empty), else C order. (Its meta decomposition gives C order always.)"""
+    n = x.shape[d]
+    start = (n - shift) % n
+    head, tail = x[(slice(None),) * d + (slice(start, None),)], x[(slice(None),) * d + (slice(0, start),)]
+    return _cat_layout(np.concatenate((head, tail), axis=d), [head, tail])
 
 
 @op(variants="function method", aliases=("moveaxis",), batch=composite)
@@ -328,7 +346,8 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         input, x = input.reshape(1), x.reshape(1)
     shape = x.shape[:d + 1] + (r,) + x.shape[d + 1:]
     out_shape = x.shape[:d] + (x.shape[d] * r,) + x.shape[d + 1:]
-    return input.unsqueeze(d + 1).expand(shape).clone().reshape(out_shape)
+    # (ATen's expand, contiguous clone and view: the result is C-ordered whatever the input's layout)
+    return input.unsqueeze(d + 1).expand(shape).clone(memory_format=contiguous_format).reshape(out_shape)
 
 
 @op(variants="function", batch=composite)
