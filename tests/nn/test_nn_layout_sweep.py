@@ -241,3 +241,14 @@ def test_elementwise_losses_unreduced_results_and_gradients():
             if got[0] != got[1]:
                 bad.append((name, x_order, y_order, g_order, got))
     assert not bad, bad
+
+
+def test_adaptive_average_pooling_to_one_cell_as_pytorchs_shortcut():
+    # ATen's shortcut: mean over the spatial dims, kept (a C-ordered result), then a channels-last input's result
+    # re-strided in place to (C, 1, C, ...); any other layout keeps the mean's C order
+    for shape, order in [((2, 4, 3, 5), (0, 2, 3, 1)), ((2, 4, 3, 5), (0, 1, 2, 3)), ((2, 4, 3, 5), (0, 1, 3, 2)),
+                         ((2, 4, 3, 5, 6), (0, 2, 3, 4, 1)), ((2, 4, 3, 5, 6), (1, 0, 2, 3, 4))]:
+        pool = "adaptive_avg_pool2d" if len(shape) == 4 else "adaptive_avg_pool3d"
+        seen = [_grad_strides(T, lambda T, x: getattr(T.nn.functional, pool)(x, 1), order, order, shape)
+                for T in (tt, torch)]
+        assert seen[0] == seen[1], (pool, order, seen)

@@ -24,7 +24,7 @@ from ..._quiet_fp import silent
 from ...autograd.grad_mode import _State
 from ...autograd.node import Node
 from ...tensor import Tensor, _make
-from .._core.layout import as_format, input_format
+from .._core.layout import as_format, input_format, suggested_of
 from .._core.record import Edge, record
 from .._core.registry import aten_only, op
 from .._core.util import c_order
@@ -665,8 +665,19 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     _no_empty_dim(input.shape, _adaptive_empty("adaptive_avg_pool2d"), input.ndim - 2)  # only (H, W) checked
     out_hw = _adaptive_size(output_size, input.shape[-2:])
     if out_hw == (1, 1):
-        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
+        return one_cell_mean(input, (-1, -2))
     return _adaptive_avg(input, out_hw)
+
+
+def one_cell_mean(input: Tensor, dims: tuple) -> Tensor:
+    """An adaptive average pooling to one cell as PyTorch's shortcut: the mean over the spatial ``dims``, kept
+    (recorded as MeanBackward1); a channels-last input's result then re-strided in place to channels-last
+    strides ``(C, 1, C, ...)``, as ATen's ``as_strided_`` does (a reduction's own result is C-ordered)."""
+    out = input.mean(dims, keepdim=True)
+    if suggested_of(input._data) is not None:
+        c = input.shape[1]
+        out.as_strided_(out.shape, (c, 1) + (c,) * (input.ndim - 2))
+    return out
 
 
 @op(variants="function functional")

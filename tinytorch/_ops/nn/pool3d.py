@@ -18,7 +18,7 @@ from .._core.registry import op
 from .activation import relu
 from .pool import (AdaptiveMaxPool3DBackward0, MaxPool3DWithIndicesBackward0, _adaptive_avg, _avg_pool, _bounds,
                    _record_max, adaptive_max_pool2d)
-from .pool import _adaptive_empty, _dims_between, _no_empty_dim
+from .pool import _adaptive_empty, _dims_between, _no_empty_dim, one_cell_mean
 from .pool import _divisor, _out_size, _stride_omitted, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 
 
@@ -163,7 +163,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     _no_empty_dim(x.shape, _adaptive_empty("adaptive_avg_pool3d"))
     out = _adaptive3(output_size, x.shape[-3:])
     if out == (1, 1, 1):
-        return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut, recorded as MeanBackward1
+        return one_cell_mean(input, (-1, -2, -3))
     return _adaptive_avg(input, out)
 
 
