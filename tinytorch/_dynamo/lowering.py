@@ -38,6 +38,7 @@ from .._op_namespace import ops
 from .._ops.linalg import matmul as _matmul
 from .._ops.nn import (activation as _activation, attention as _attention_ops, batch_norm as _batch_norm,
                       linear as _linear, loss_nll as _loss_nll, pool as _pool_ops, rnn as _rnn_ops)
+from .._ops._core.layout import laid_in_format, suggested_of
 from .._ops._core.util import normalize_dims
 from .._ops.reduce import reduce as _reduce
 from .._ops.shape import shape as _shape
@@ -219,7 +220,9 @@ def _native_batch_norm(x, weight, bias, running_mean, running_var, training, mom
         if arrays is not None:
             c = a.shape[1]
             out, _, invstd, mean = _batch_norm._train_arrays(a, *arrays, momentum, eps, (0,), (1, c), a.shape[0])
-            return _make(out), _make(mean.reshape(-1)), _make(invstd.reshape(-1))
+            # laid out as the op lays out its result (the input's suggested memory format: C order at 2-d)
+            return (_make(laid_in_format(out, suggested_of(a))), _make(mean.reshape(-1)),
+                    _make(invstd.reshape(-1)))
     return _NATIVE_BATCH_NORM(x, weight, bias, running_mean, running_var, training, momentum, eps)
 
 

@@ -27,7 +27,7 @@ from .._quiet_fp import loud, quiet
 from .grad_mode import _State, version_counter
 from .. import tensor as _tensor
 from ..tensor import Size, Tensor, _make
-from .node import ACCUMULATE_SEQUENCE_NR, AccumulateGrad, accumulator_of
+from .node import ACCUMULATE_SEQUENCE_NR, AccumulateGrad, accumulator_of, non_overlapping_and_dense
 from ._run_node import _run_node, _run_node_in_anomaly_mode, _tensor_pre_hooks
 
 
@@ -181,7 +181,6 @@ def _dense(a: np.ndarray) -> bool:
     """PyTorch's is_non_overlapping_and_dense of ``a`` (C order, the common case, answered by numpy's flag)."""
     if a.flags.c_contiguous:
         return True
-    from .._ops._core.layout import non_overlapping_and_dense  # (the ops load after the engine)
     return non_overlapping_and_dense(a.shape, a.strides, a.itemsize)
 
 

@@ -323,6 +323,20 @@ def elem_strides(shape, strides, itemsize, numpy_empty: bool = True) -> tuple:
     return tuple(out)
 
 
+def non_overlapping_and_dense(shape: tuple, strides: tuple, unit: int = 1) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements tile one block of memory exactly, strides counted
+    in ``unit`` (1: elements; an itemsize: numpy's bytes). Size-1 dims say nothing; the others, smallest stride
+    first and an empty dim last, each step right past the block of the ones before."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == unit
+    expected = unit
+    for _empty, stride, size in sorted((n == 0, s, n) for n, s in zip(shape, strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def raw_dim(node):
     """The ``dim`` argument a node's op was given (``dim_arg``) when it kept it, else its ``dim``."""
     d = node.__dict__.get("dim_arg")

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._meta_array import MetaArray, c_strides
 from ..._dtype import named_constants
-from ...autograd.node import elem_strides
+from ...autograd.node import elem_strides, non_overlapping_and_dense
 
 
 memory_format = named_constants("memory_format", "A memory layout (``tinytorch.contiguous_format``, "
@@ -25,20 +25,6 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 _CHANNELS_LAST_RANK = {channels_last: 4, channels_last_3d: 5}
-
-
-def non_overlapping_and_dense(shape: tuple, strides: tuple, unit: int = 1) -> bool:
-    """PyTorch's is_non_overlapping_and_dense: the elements tile one block of memory exactly, strides counted
-    in ``unit`` (1: elements; an itemsize: numpy's bytes). Size-1 dims say nothing; the others, smallest stride
-    first and an empty dim last, each step right past the block of the ones before."""
-    if len(shape) == 1:
-        return shape[0] < 2 or strides[0] == unit
-    expected = unit
-    for _empty, stride, size in sorted((n == 0, s, n) for n, s in zip(shape, strides) if n != 1):
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def preserved_strides(shape: tuple, strides: tuple) -> tuple:
