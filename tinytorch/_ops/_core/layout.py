@@ -132,9 +132,7 @@ def input_format(x):
     """The memory format PyTorch's CPU kernels of NCHW ops (batch_norm, the 2-d poolings) allocate their results and
     their input's gradient in: a 4-d input's ``suggest_memory_format`` (None: contiguous; and for anything else:
     a meta array, another rank)."""
-    if type(x) is not np.ndarray or x.ndim != 4:
-        return None
-    return suggested_format(x.shape, elem_strides(x.shape, x.strides, x.itemsize))
+    return suggested_of(x) if getattr(x, "ndim", None) == 4 else None
 
 
 def suggested_of(x):
